@@ -1,0 +1,103 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Account, AccountStore } from '../accounts/store.js';
+import { ReportId, SendCandidateBody, ValidateTokenBody } from '../contract/schemas.js';
+import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors.js';
+import { jsonBody } from '../http/json-body.js';
+import { parseOr422 } from '../http/validate.js';
+import type { InvitationStore } from '../invitations/store.js';
+import type { Provider } from '../provider/types.js';
+
+export interface CallbackDeps {
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  provider: Provider;
+  bodyLimitBytes: number;
+  /** Told about each new invitation so its start need not wait for the next poll. */
+  onInvitationCreated?: (reportId: string) => void;
+}
+
+/**
+ * The partner's callbacks (platform-contract.md §4), each authenticated by the customer token the
+ * platform sends as `Authorization: Bearer`. 401/403 mean "invalid token" to the platform and are
+ * used for token problems only; other 4xx carry a message the platform shows its user.
+ */
+export function callbacksRouter(deps: CallbackDeps): Router {
+  const { accounts, invitations, provider } = deps;
+  const router = Router();
+  const json = jsonBody(deps.bodyLimitBytes);
+
+  const authenticate: RequestHandler = (req, res, next) => {
+    const header = req.headers.authorization;
+    const account =
+      header !== undefined && header.startsWith('Bearer ') ? accounts.authenticate(header.slice(7).trim()) : undefined;
+    if (!account) return next(unauthorized());
+    res.locals.account = account;
+    next();
+  };
+  const accountOf = (res: Response): Account => res.locals.account as Account;
+
+  // §4.1 — binds the account to the company on the first call. GET carries no body; it may name
+  // the company in the query string, else it only checks the token.
+  const validateToken = (req: Request, res: Response) => {
+    const input = req.method === 'GET' ? req.query : (req.body ?? {});
+    const companyId = (input as { company_id?: unknown }).company_id;
+    if (companyId !== undefined) {
+      const { company_id } = parseOr422(ValidateTokenBody, { company_id: companyId });
+      if (!accounts.bindCompany(accountOf(res), company_id)) {
+        throw forbidden('This token is already connected to another company');
+      }
+    }
+    res.json({ ok: true });
+  };
+  router.post('/validate_token', authenticate, json, validateToken);
+  router.get('/validate_token', authenticate, validateToken);
+
+  // §4.2 — a bare array, [] when the account has no tests.
+  router.get('/tests', authenticate, async (_req, res) => {
+    const tests = await provider.listTests(accountOf(res));
+    res.json(tests);
+  });
+
+  // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.
+  router.post('/send_candidate', authenticate, json, async (req, res) => {
+    const account = accountOf(res);
+    const body = parseOr422(SendCandidateBody, req.body ?? {});
+    if (account.companyId !== body.company_id) {
+      throw forbidden('This token is not connected to this company');
+    }
+    const test = await provider.findTest(account, body.test_id);
+    if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
+
+    const outcome = invitations.create({
+      reportId: body.report_id,
+      accountId: account.id,
+      companyId: body.company_id,
+      candidateId: body.candidate_id,
+      testId: body.test_id,
+      testName: test.name,
+      firstName: body.first_name,
+      lastName: body.last_name,
+      email: body.email,
+      phone: body.phone ?? null,
+      extraInputs: body.admin ? { admin: body.admin } : {},
+    });
+    if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
+    if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
+    res.status(201).json({ id: body.report_id, status: 'sent' });
+  });
+
+  // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it.
+  router.post('/reports/:reportId/cancel', authenticate, json, (req, res) => {
+    const reportId = ReportId.safeParse(req.params.reportId);
+    // Another account's report answers exactly as an id that does not exist.
+    const invitation = reportId.success ? invitations.find(accountOf(res).id, reportId.data) : undefined;
+    if (!invitation) throw notFound('Unknown report');
+    if (invitation.status === 'completed' || invitation.status === 'failed') {
+      throw conflict(`The test was already ${invitation.status} and can no longer be canceled`);
+    }
+    if (invitation.status === 'sent') invitations.setStatus(invitation.reportId, 'canceled');
+    res.json({ id: invitation.reportId, status: 'canceled' });
+  });
+
+  return router;
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import {
+  CODENAME_PATTERN,
+  PARTNER_KINDS,
+  REPORT_SCORE_MAX_LENGTH,
+  REPORT_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+} from './decisions.js';
+
+/**
+ * Wire schemas of platform-contract.md. Inbound schemas are strict about what matters (ids, auth,
+ * required fields) and tolerant of everything else: unknown keys pass through untouched (zod's
+ * default `strip` keeps them out of the parsed value without failing).
+ */
+
+/** `{"error": "..."}`, plus `errors` (field → messages) on validation failures [kit decision]. */
+export const ErrorBody = z.object({
+  error: z.string(),
+  errors: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** An integer id the platform may send as a number or as a string of digits. */
+export const IntegerId = z.union([
+  positiveInt,
+  z
+    .string()
+    .regex(/^[1-9]\d{0,15}$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(positiveInt),
+]);
+
+/** UUIDs in any version; the platform's report ids are v4 but nothing depends on that. */
+export const ReportId = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
+
+// --- §4 Callbacks -----------------------------------------------------------------------------------
+
+/** §4.1 validate_token: POST `{company_id}`; GET carries no body. */
+export const ValidateTokenBody = z.object({ company_id: IntegerId });
+
+/** §4.2 tests: a bare array; extra fields per item are allowed. */
+export const TestItem = z.looseObject({
+  id: z.union([z.number(), z.string()]),
+  name: z.string(),
+});
+export const TestList = z.array(TestItem);
+export type TestItem = z.infer<typeof TestItem>;
+
+const trimmed = (max: number) => z.string().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
+
+/** §4.3 send_candidate. `test_id` arrives as a string although `tests` listed a number. */
+export const SendCandidateBody = z.object({
+  first_name: trimmed(200),
+  last_name: trimmed(200),
+  email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
+  candidate_id: IntegerId,
+  company_id: IntegerId,
+  report_id: ReportId,
+  test_id: z.union([z.string().trim().min(1).max(200), z.number().finite()]).transform(String),
+  test_name: z.string().max(500).optional(),
+  /** Present when the partner configured a `phone` input. */
+  phone: z.string().max(100).nullish(),
+  /** Present when the partner configured an `admin` input [kit decision for the shape]. */
+  admin: z
+    .object({ id: IntegerId.optional(), name: z.string().max(200).optional(), email: z.string().max(320).optional() })
+    .nullish(),
+});
+export type SendCandidateBody = z.infer<typeof SendCandidateBody>;
+
+/** [kit decision] What send_candidate answers; the platform ignores it. */
+export const SendCandidateResponse = z.object({ id: z.string(), status: z.literal('sent') });
+
+// --- §3.1 Partner record ----------------------------------------------------------------------------
+
+export const Codename = z.string().regex(CODENAME_PATTERN, 'must be 2–64 lowercase letters, digits, "-" or "_"');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+
+export const PartnerInput = z.object({
+  kind: z.enum(['first_name', 'last_name', 'email', 'phone', 'admin']),
+  name: z.string().min(1).max(100).optional(),
+  required: z.boolean().default(false),
+});
+
+export const PartnerUrls = z.object({
+  help_article: httpUrl.optional(),
+  validate_token: httpUrl,
+  tests: httpUrl,
+  send_candidate: httpUrl,
+});
+
+export const PartnerRequest = z.object({
+  kind: z.enum(PARTNER_KINDS),
+  name: z.string().trim().min(1, 'is required').max(100),
+  description: z.string().max(2000).optional(),
+  urls: PartnerUrls,
+  inputs: z.array(PartnerInput).max(20).optional(),
+});
+export type PartnerRequest = z.infer<typeof PartnerRequest>;
+
+export const PartnerPatch = PartnerRequest.partial().extend({ urls: PartnerUrls.partial().optional() });
+
+export const Partner = PartnerRequest.extend({
+  codename: z.string(),
+  company_id: z.number().int(),
+  secret: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Partner = z.infer<typeof Partner>;
+
+// --- §3.2 Report ------------------------------------------------------------------------------------
+
+export const ReportProperty = z.object({ label: z.string().min(1).max(100), value: z.string().max(1000) });
+
+export const ReportUpdate = z
+  .object({
+    status: z.enum(REPORT_STATUSES),
+    score: z.string().max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters`).nullable(),
+    completed_at: z.iso.datetime({ offset: false }).nullable(),
+    subtitle: z.string().max(500).nullable(),
+    properties: z.array(ReportProperty).max(50),
+    urls: z.looseObject({ cancel: httpUrl.optional(), show: httpUrl.optional() }),
+  })
+  .partial();
+export type ReportUpdate = z.infer<typeof ReportUpdate>;
+
+export const Report = z.object({
+  id: z.string(),
+  codename: z.string(),
+  company_id: z.number().int(),
+  candidate_id: z.number().int(),
+  test_id: z.string().nullable(),
+  test_name: z.string().nullable(),
+  status: z.enum(REPORT_STATUSES),
+  score: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  subtitle: z.string().nullable(),
+  properties: z.array(ReportProperty),
+  urls: z.record(z.string(), z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Report = z.infer<typeof Report>;
+
+// --- §6 Webhooks ------------------------------------------------------------------------------------
+
+export const WebhookEventType = z.enum(Object.keys(WEBHOOK_EVENT_TYPES) as [keyof typeof WEBHOOK_EVENT_TYPES]);
+
+/** Seed §2.6 envelope. The payload is validated per event type by the receiver's handlers. */
+export const WebhookEnvelope = z.object({
+  id: z.number().int().positive(),
+  attempt_count: z.number().int().min(1),
+  created_at: z.string().min(1),
+  event_type: WebhookEventType,
+  event_subtype: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;

@@ -1,0 +1,41 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+/**
+ * Opens (creating if needed) the SQLite database at `file` — `:memory:` works too — and brings its
+ * schema up to date. Migrations are `NNN_name.sql` files applied in order, each in its own
+ * transaction; `PRAGMA user_version` records the last one applied.
+ */
+export function openDb(file: string, options: { migrationsDir?: string } = {}): Db {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, options.migrationsDir ?? MIGRATIONS_DIR);
+  return db;
+}
+
+export function migrate(db: Db, dir: string): void {
+  const files = readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const file of files) {
+    const version = Number.parseInt(file, 10);
+    if (version <= current) continue;
+    const sql = readFileSync(path.join(dir, file), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}

@@ -1,0 +1,67 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../http/logger.js';
+import type { Provider } from '../provider/types.js';
+import type { Invitation, InvitationStore } from './store.js';
+
+const BATCH = 20;
+const BASE_DELAY_MS = 10_000;
+const MAX_DELAY_MS = 60 * 60_000;
+
+/**
+ * Starts new invitations in the vendor's product after send_candidate has answered. The
+ * invitation row is the queue: one that is stored but not started (the process died, the provider
+ * threw) is picked up again on the next run, so nothing is lost between the answer and the start.
+ */
+export function invitationStarter(deps: {
+  invitations: InvitationStore;
+  provider: Provider;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}) {
+  const { invitations, provider, clock, logger } = deps;
+  const random = deps.random ?? Math.random;
+
+  async function start(invitation: Invitation): Promise<void> {
+    try {
+      const { candidateUrl } = await provider.startInvitation({
+        reportId: invitation.reportId,
+        accountId: invitation.accountId,
+        testId: invitation.testId,
+        testName: invitation.testName,
+        candidate: {
+          id: invitation.candidateId,
+          firstName: invitation.firstName,
+          lastName: invitation.lastName,
+          email: invitation.email,
+          phone: invitation.phone,
+        },
+      });
+      invitations.markStarted(invitation.reportId, candidateUrl);
+      logger.info({ reportId: invitation.reportId }, 'invitation started');
+    } catch (err) {
+      const n = invitation.startAttempts + 1;
+      // Exponential backoff with full jitter, capped.
+      const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1)) * (0.5 + random() / 2);
+      invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
+      logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
+    }
+  }
+
+  return {
+    /** Starts every invitation that is due now; resolves with how many were tried. */
+    async runOnce(): Promise<number> {
+      let tried = 0;
+      for (;;) {
+        const due = invitations.dueStarts(BATCH);
+        for (const invitation of due) await start(invitation);
+        tried += due.length;
+        if (due.length < BATCH) return tried;
+      }
+    },
+  };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

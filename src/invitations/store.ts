@@ -1,0 +1,148 @@
+import type { Clock } from '../clock.js';
+import { isoAt } from '../clock.js';
+import type { ReportStatus } from '../contract/decisions.js';
+import type { Db } from '../db/open.js';
+
+export interface NewInvitation {
+  reportId: string;
+  accountId: number;
+  companyId: number;
+  candidateId: number;
+  testId: string;
+  testName: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  extraInputs: Record<string, unknown>;
+}
+
+export interface Invitation extends NewInvitation {
+  status: ReportStatus;
+  candidateUrl: string | null;
+  startAttempts: number;
+  startedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  report_id: string;
+  account_id: number;
+  company_id: number;
+  candidate_id: number;
+  test_id: string;
+  test_name: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string | null;
+  extra_inputs: string;
+  status: ReportStatus;
+  candidate_url: string | null;
+  start_attempts: number;
+  started_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What happened to a send_candidate: a new invitation, a replay of the same one, or a clash. */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict';
+
+export type InvitationStore = ReturnType<typeof invitationStore>;
+
+export function invitationStore(db: Db, clock: Clock) {
+  const insert = db.prepare(
+    `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
+        last_name, email, phone, extra_inputs, next_start_at, created_at, updated_at)
+     VALUES (@reportId, @accountId, @companyId, @candidateId, @testId, @testName, @firstName,
+        @lastName, @email, @phone, @extraInputs, @now, @now, @now)
+     ON CONFLICT (report_id) DO NOTHING`,
+  );
+  const identity = db.prepare<[string], Pick<Row, 'account_id' | 'candidate_id' | 'test_id'>>(
+    'SELECT account_id, candidate_id, test_id FROM invitations WHERE report_id = ?',
+  );
+  const byReport = db.prepare<[string, number], Row>('SELECT * FROM invitations WHERE report_id = ? AND account_id = ?');
+  const setStatus = db.prepare<[ReportStatus, string, string]>(
+    'UPDATE invitations SET status = ?, updated_at = ? WHERE report_id = ?',
+  );
+  const dueStarts = db.prepare<[string, number], Row>(
+    `SELECT * FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= ?
+      ORDER BY next_start_at LIMIT ?`,
+  );
+  const started = db.prepare<[string, string, string, string]>(
+    `UPDATE invitations SET started_at = ?, candidate_url = ?, start_error = NULL, updated_at = ?
+      WHERE report_id = ? AND started_at IS NULL`,
+  );
+  const startFailed = db.prepare<[string, string, string, string]>(
+    `UPDATE invitations SET start_attempts = start_attempts + 1, start_error = ?, next_start_at = ?, updated_at = ?
+      WHERE report_id = ?`,
+  );
+
+  return {
+    /**
+     * Stores the invitation unless its report_id exists. A report_id is the platform's idempotency
+     * key: the same account, candidate and test again is a replay (a double click); anything else
+     * under that id is a conflict. The insert and the check run in one statement each on a single
+     * connection, so concurrent duplicates cannot both create.
+     */
+    create(input: NewInvitation): CreateOutcome {
+      const now = isoAt(clock.now());
+      const result = insert.run({ ...input, extraInputs: JSON.stringify(input.extraInputs), now });
+      if (result.changes === 1) return 'created';
+      const prior = identity.get(input.reportId);
+      return prior &&
+        prior.account_id === input.accountId &&
+        prior.candidate_id === input.candidateId &&
+        prior.test_id === input.testId
+        ? 'replayed'
+        : 'conflict';
+    },
+
+    /** The account's invitation for a report; undefined for unknown ids and other accounts' reports alike. */
+    find(accountId: number, reportId: string): Invitation | undefined {
+      const row = byReport.get(reportId, accountId);
+      return row && toInvitation(row);
+    },
+
+    setStatus(reportId: string, status: ReportStatus): void {
+      setStatus.run(status, isoAt(clock.now()), reportId);
+    },
+
+    /** Invitations whose provider start is due (new ones, and failed starts whose retry time has come). */
+    dueStarts(limit: number): Invitation[] {
+      return dueStarts.all(isoAt(clock.now()), limit).map(toInvitation);
+    },
+
+    markStarted(reportId: string, candidateUrl: string): void {
+      const now = isoAt(clock.now());
+      started.run(now, candidateUrl, now, reportId);
+    },
+
+    markStartFailed(reportId: string, error: string, retryAt: number): void {
+      startFailed.run(error.slice(0, 500), isoAt(retryAt), isoAt(clock.now()), reportId);
+    },
+  };
+}
+
+function toInvitation(r: Row): Invitation {
+  return {
+    reportId: r.report_id,
+    accountId: r.account_id,
+    companyId: r.company_id,
+    candidateId: r.candidate_id,
+    testId: r.test_id,
+    testName: r.test_name,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    email: r.email,
+    phone: r.phone,
+    extraInputs: JSON.parse(r.extra_inputs) as Record<string, unknown>,
+    status: r.status,
+    candidateUrl: r.candidate_url,
+    startAttempts: r.start_attempts,
+    startedAt: r.started_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
