@@ -30,3 +30,20 @@ CREATE TABLE mail_log (
   kind        TEXT NOT NULL,
   created_at  TEXT NOT NULL
 );
+
+-- Candidates of a company. Created by the seed, by careers-site applications (source career_site)
+-- and by the sandbox. `deleted_at` marks a deletion (the candidate_deleted event) without losing
+-- the row the event payload is built from.
+CREATE TABLE candidates (
+  id               INTEGER PRIMARY KEY,
+  company_id       INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+  name             TEXT NOT NULL,
+  email            TEXT NOT NULL,
+  phone            TEXT,
+  source           TEXT NOT NULL DEFAULT 'manual' CHECK (source IN ('career_site', 'email', 'manual', 'import', 'referral')),
+  photo_thumb_url  TEXT,
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL,
+  deleted_at       TEXT
+);
+CREATE INDEX candidates_by_company ON candidates(company_id);
