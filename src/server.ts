@@ -59,9 +59,11 @@ export async function main(config: Config): Promise<{ server: Server; close: () 
       clearInterval(poll);
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Keep-alive connections become idle as their last response goes out; close them as they do.
+      const reap = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
+      clearInterval(reap);
       clearTimeout(grace);
       await draining;
       db.close();

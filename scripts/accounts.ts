@@ -1,0 +1,107 @@
+/**
+ * Manage customer accounts and their tokens:
+ *
+ *   npm run accounts -- create "<name>" [--test "<test name>"]… [--json]
+ *   npm run accounts -- list [--json]
+ *   npm run accounts -- token <account-id> [--json]     issue another token (rotation)
+ *   npm run accounts -- revoke <account-id> [--json]    revoke every token of the account
+ *
+ * A token is printed once, when it is issued; only its digest is stored. Reads DATABASE_PATH like
+ * the server does.
+ */
+import { parseArgs } from 'node:util';
+import { accountStore } from '../src/accounts/store.js';
+import { systemClock } from '../src/clock.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { openDb } from '../src/db/open.js';
+import { addDemoTests } from '../src/provider/demo/catalog.js';
+
+const USAGE = `Usage:
+  npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
+  npm run accounts -- list [--json]
+  npm run accounts -- token <account-id> [--json]
+  npm run accounts -- revoke <account-id> [--json]`;
+
+class UsageError extends Error {}
+
+function run(argv: string[]): void {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, test: { type: 'string', multiple: true }, help: { type: 'boolean' } },
+  });
+  const [command, arg] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    if (!command && !values.help) process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig(process.env);
+  const db = openDb(config.databasePath);
+  const accounts = accountStore(db, systemClock);
+  const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
+  try {
+    switch (command) {
+      case 'create': {
+        const name = arg?.trim();
+        if (!name) throw new UsageError('create needs the account name');
+        const { account, token } = db.transaction(() => {
+          const created = accounts.create(name);
+          addDemoTests(db, systemClock, created.account.id, values.test ?? []);
+          return created;
+        })();
+        print(
+          { id: account.id, name: account.name, token },
+          `Created account ${account.id} (${account.name}).\nToken (shown once, give it to the customer):\n\n  ${token}\n`,
+        );
+        return;
+      }
+      case 'list': {
+        const list = accounts.list();
+        print(
+          list,
+          list.length === 0
+            ? 'No accounts yet.'
+            : list
+                .map((a) => `${a.id}\t${a.name}\tcompany ${a.companyId ?? '—'}\t${a.activeTokens} active token(s)`)
+                .join('\n'),
+        );
+        return;
+      }
+      case 'token': {
+        const id = accountId(arg);
+        const token = accounts.issueToken(id);
+        if (!token) throw new UsageError(`No account ${id}`);
+        print({ id, token }, `New token for account ${id} (shown once):\n\n  ${token}\n`);
+        return;
+      }
+      case 'revoke': {
+        const id = accountId(arg);
+        const revoked = accounts.revokeTokens(id);
+        print({ id, revoked }, `Revoked ${revoked} token(s) of account ${id}.`);
+        return;
+      }
+      default:
+        throw new UsageError(`Unknown command "${command}"`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function accountId(arg: string | undefined): number {
+  if (!arg || !/^[1-9]\d*$/.test(arg)) throw new UsageError('Give the numeric account id (see `npm run accounts -- list`)');
+  return Number(arg);
+}
+
+try {
+  run(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof UsageError) {
+    console.error(err.message);
+    if (err instanceof UsageError) console.error(`\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    throw err;
+  }
+}

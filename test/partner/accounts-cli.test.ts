@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountStore } from '../../src/accounts/store.js';
+import { systemClock } from '../../src/clock.js';
+import { openDb } from '../../src/db/open.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+describe('accounts CLI', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'accounts-cli-'));
+    env = { ...process.env, DATABASE_PATH: path.join(dir, 'partner.db') };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = (...args: string[]) => run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/accounts.ts', ...args], { cwd: ROOT, env });
+
+  it('when an account is created with --json, then it prints {id, name, token} once and the token authenticates', async () => {
+    const { stdout } = await cli('create', 'Acme Hiring', '--test', 'JavaScript', '--json');
+    const created = JSON.parse(stdout) as { id: number; name: string; token: string };
+    expect(created).toMatchObject({ id: 1, name: 'Acme Hiring' });
+    const db = openDb(env.DATABASE_PATH!);
+    try {
+      expect(accountStore(db, systemClock).authenticate(created.token)?.id).toBe(1);
+      expect(db.prepare('SELECT name FROM tests WHERE account_id = 1').all()).toEqual([{ name: 'JavaScript' }]);
+    } finally {
+      db.close();
+    }
+    const { stdout: list } = await cli('list', '--json');
+    expect(list).not.toContain(created.token);
+    expect(JSON.parse(list)).toEqual([expect.objectContaining({ id: 1, name: 'Acme Hiring', activeTokens: 1 })]);
+  });
+
+  it('when tokens are revoked, then the CLI says how many and the account has none active', async () => {
+    const { stdout } = await cli('revoke', '1', '--json');
+    expect(JSON.parse(stdout)).toEqual({ id: 1, revoked: 1 });
+    const { stdout: list } = await cli('list', '--json');
+    expect(JSON.parse(list)[0].activeTokens).toBe(0);
+  });
+
+  it('when the command is wrong, then it exits 2 with the usage', async () => {
+    await expect(cli('revoke', 'abc')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Usage') });
+    await expect(cli('token', '99')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('No account 99') });
+  });
+});

@@ -1,0 +1,81 @@
+import request from 'supertest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/http/logger.js';
+import { invitationStarter } from '../../src/invitations/starter.js';
+import { demoProvider } from '../../src/provider/demo/index.js';
+import type { Provider } from '../../src/provider/types.js';
+import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+
+describe('invitation starter', () => {
+  let h: PartnerHarness;
+  let failuresLeft: number;
+  let startCalls: string[];
+  beforeEach(() => {
+    failuresLeft = 0;
+    startCalls = [];
+    h = partnerHarness({
+      provider: (db): Provider => {
+        const demo = demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+        return {
+          ...demo,
+          async startInvitation(invitation) {
+            startCalls.push(invitation.reportId);
+            if (failuresLeft > 0) {
+              failuresLeft -= 1;
+              throw new Error('vendor API unavailable');
+            }
+            return demo.startInvitation(invitation);
+          },
+        };
+      },
+    });
+  });
+  afterEach(() => h.close());
+
+  const starter = () => invitationStarter({ invitations: h.invitations, provider: h.provider, clock: h.clock, logger: createLogger('silent'), random: () => 1 });
+  const row = (id: string) =>
+    h.db.prepare('SELECT started_at, candidate_url, start_attempts, start_error FROM invitations WHERE report_id = ?').get(id) as Record<string, unknown>;
+
+  async function sendOne() {
+    const c = h.customer('Acme', ['JS'], 3);
+    const body = candidateBody({ test_id: String(c.testIds[0]) });
+    expect((await request(h.app).post('/callbacks/send_candidate').set(bearer(c.token)).send(body)).status).toBe(201);
+    return body.report_id;
+  }
+
+  it('when an invitation was stored and the process restarted before it started, then the next run starts it once', async () => {
+    const id = await sendOne();
+    expect(row(id).started_at).toBeNull();
+    // A new starter, as after a restart: it finds the invitation in the table.
+    expect(await starter().runOnce()).toBe(1);
+    expect(row(id)).toMatchObject({ candidate_url: `http://partner.test/take/${id}`, start_error: null });
+    expect(row(id).started_at).not.toBeNull();
+    expect(await starter().runOnce()).toBe(0);
+    expect(startCalls).toEqual([id]);
+  });
+
+  it('when the provider fails, then the start is retried after a backoff and succeeds later', async () => {
+    const id = await sendOne();
+    failuresLeft = 2;
+    const s = starter();
+    await s.runOnce();
+    expect(row(id)).toMatchObject({ start_attempts: 1, start_error: 'vendor API unavailable', started_at: null });
+    expect(await s.runOnce()).toBe(0); // not due yet
+    h.clock.advance(10_000);
+    await s.runOnce();
+    expect(row(id)).toMatchObject({ start_attempts: 2, started_at: null });
+    h.clock.advance(19_999);
+    expect(await s.runOnce()).toBe(0); // the second backoff is twice the first
+    h.clock.advance(1);
+    await s.runOnce();
+    expect(row(id).started_at).not.toBeNull();
+    expect(startCalls).toEqual([id, id, id]);
+  });
+
+  it('when an invitation is canceled before it started, then it is never started', async () => {
+    const id = await sendOne();
+    h.invitations.setStatus(id, 'canceled');
+    expect(await starter().runOnce()).toBe(0);
+    expect(startCalls).toEqual([]);
+  });
+});

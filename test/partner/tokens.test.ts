@@ -1,0 +1,64 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/accounts/tokens.js';
+import { partnerHarness } from '../support/partner.js';
+
+describe('customer tokens', () => {
+  it('when a token is issued, then it has the prefix, at least 160 random bits and a valid checksum', () => {
+    const { token, lookup } = issueToken();
+    expect(token.startsWith(TOKEN_PREFIX)).toBe(true);
+    const random = token.slice(TOKEN_PREFIX.length, -6);
+    expect(random.length * Math.log2(62)).toBeGreaterThanOrEqual(160);
+    expect(parseToken(token)).toEqual({ lookup });
+  });
+
+  it('when any single character of a token is changed, then the checksum refuses it', () => {
+    const { token } = issueToken();
+    for (let i = TOKEN_PREFIX.length; i < token.length; i++) {
+      const swapped = token[i] === 'A' ? 'B' : 'A';
+      expect(parseToken(token.slice(0, i) + swapped + token.slice(i + 1))).toBeUndefined();
+    }
+  });
+
+  it('when tokens are issued many times, then none repeats', () => {
+    const seen = new Set(Array.from({ length: 2000 }, () => issueToken().token));
+    expect(seen.size).toBe(2000);
+  });
+
+  it('when tokens are issued and used, then no plaintext token is anywhere in the database files', async () => {
+    const h = partnerHarness();
+    try {
+      const tokens = Array.from({ length: 5 }, (_, i) => h.customer(`Customer ${i}`).token);
+      tokens.push(h.accounts.issueToken(1)!);
+      for (const t of tokens) expect(h.accounts.authenticate(t)).toBeDefined();
+      h.db.pragma('wal_checkpoint(TRUNCATE)');
+      const dir = path.dirname(h.dbFile);
+      const bytes = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)).toString('latin1'));
+      for (const token of tokens) {
+        const secretPart = token.slice(TOKEN_PREFIX.length + 12);
+        for (const content of bytes) {
+          expect(content).not.toContain(token);
+          expect(content).not.toContain(secretPart);
+        }
+      }
+    } finally {
+      h.close();
+    }
+  });
+
+  it('when an account rotates tokens, then the old one works until revoked and revocation covers all', () => {
+    const h = partnerHarness();
+    try {
+      const c = h.customer('Acme');
+      const second = h.accounts.issueToken(c.accountId)!;
+      expect(h.accounts.authenticate(c.token)?.id).toBe(c.accountId);
+      expect(h.accounts.authenticate(second)?.id).toBe(c.accountId);
+      expect(h.accounts.revokeTokens(c.accountId)).toBe(2);
+      expect(h.accounts.authenticate(c.token)).toBeUndefined();
+      expect(h.accounts.authenticate(second)).toBeUndefined();
+    } finally {
+      h.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import request from 'supertest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bearer, partnerHarness, type PartnerHarness } from '../support/partner.js';
+
+describe('validate_token', () => {
+  let h: PartnerHarness;
+  beforeEach(() => {
+    h = partnerHarness();
+  });
+  afterEach(() => h.close());
+
+  const companyOf = (accountId: number) =>
+    h.db.prepare('SELECT company_id FROM accounts WHERE id = ?').get(accountId) as { company_id: number | null };
+
+  it('when a valid token is posted with a company, then it answers 200 and binds the account to that company', async () => {
+    const c = h.customer('Acme');
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expect(companyOf(c.accountId).company_id).toBe(3);
+  });
+
+  it('when the company id arrives as a string, then it is bound as the same integer', async () => {
+    const c = h.customer('Acme');
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: '42' });
+    expect(res.status).toBe(200);
+    expect(companyOf(c.accountId).company_id).toBe(42);
+  });
+
+  it('when the same company validates again, then it answers 200 again', async () => {
+    const c = h.customer('Acme', [], 3);
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 });
+    expect(res.status).toBe(200);
+  });
+
+  it('when the token is already bound to another company, then it answers 403 and the binding stays', async () => {
+    const c = h.customer('Acme', [], 3);
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 4 });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatch(/another company/);
+    expect(companyOf(c.accountId).company_id).toBe(3);
+  });
+
+  it('when called with GET and no body, then a valid token answers 200 without binding', async () => {
+    const c = h.customer('Acme');
+    const res = await request(h.app).get('/callbacks/validate_token').set(bearer(c.token));
+    expect(res.status).toBe(200);
+    expect(companyOf(c.accountId).company_id).toBeNull();
+  });
+
+  it('when called with GET naming the company in the query, then it binds like POST', async () => {
+    const c = h.customer('Acme');
+    const res = await request(h.app).get('/callbacks/validate_token?company_id=9').set(bearer(c.token));
+    expect(res.status).toBe(200);
+    expect(companyOf(c.accountId).company_id).toBe(9);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a Basic header', { Authorization: 'Basic dXNlcjpwYXNz' }],
+    ['a malformed token', { Authorization: 'Bearer hello' }],
+    ['a well-formed but unknown token', { Authorization: 'Bearer ptk_000000000000000000000000000000000000000000000000' }],
+  ])('when the request has %s, then it answers 401 in the contract shape', async (_case, headers) => {
+    const res = await request(h.app).post('/callbacks/validate_token').set(headers).send({ company_id: 3 });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'Invalid token' });
+  });
+
+  it('when a token was revoked, then it answers 401 and binds nothing', async () => {
+    const c = h.customer('Acme');
+    h.accounts.revokeTokens(c.accountId);
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 });
+    expect(res.status).toBe(401);
+    expect(companyOf(c.accountId).company_id).toBeNull();
+  });
+
+  it('when one character of a valid token is changed, then the checksum refuses it with 401', async () => {
+    const c = h.customer('Acme');
+    const last = c.token.at(-1) === 'a' ? 'b' : 'a';
+    const res = await request(h.app)
+      .post('/callbacks/validate_token')
+      .set(bearer(c.token.slice(0, -1) + last))
+      .send({ company_id: 3 });
+    expect(res.status).toBe(401);
+  });
+
+  it.each([['abc'], [-1], [0], [1.5], [{}]])('when company_id is %j, then it answers 422 and binds nothing', async (bad) => {
+    const c = h.customer('Acme');
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: bad });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toHaveProperty('company_id');
+    expect(companyOf(c.accountId).company_id).toBeNull();
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { accountStore, type AccountStore } from '../../src/accounts/store.js';
+import { createApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { openDb, type Db } from '../../src/db/open.js';
+import { createLogger } from '../../src/http/logger.js';
+import { invitationStore, type InvitationStore } from '../../src/invitations/store.js';
+import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { demoProvider } from '../../src/provider/demo/index.js';
+import type { Provider } from '../../src/provider/types.js';
+
+/** A clock tests move by hand. */
+export function fakeClock(start = Date.parse('2026-11-01T09:00:00Z')): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+    set(ms) {
+      now = ms;
+    },
+  };
+}
+
+export interface PartnerHarness {
+  app: ReturnType<typeof createApp>;
+  db: Db;
+  dbFile: string;
+  clock: ReturnType<typeof fakeClock>;
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  provider: Provider;
+  /** A new account with tests; returns its token and the ids of its tests. */
+  customer(name: string, tests?: string[], companyId?: number): { accountId: number; token: string; testIds: number[] };
+  close(): void;
+}
+
+/** A partner app over a fresh SQLite file in a temp directory (a real file, as users have). */
+export function partnerHarness(options: { provider?: (db: Db) => Provider; bodyLimitBytes?: number } = {}): PartnerHarness {
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
+  const dbFile = path.join(dir, 'partner.db');
+  const db = openDb(dbFile);
+  const clock = fakeClock();
+  const provider = options.provider?.(db) ?? demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+  const app = createApp({
+    config: { bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024, trustProxy: false },
+    db,
+    logger: createLogger('silent'),
+    clock,
+    provider,
+  });
+  const accounts = accountStore(db, clock);
+  return {
+    app,
+    db,
+    dbFile,
+    clock,
+    accounts,
+    invitations: invitationStore(db, clock),
+    provider,
+    customer(name, tests = ['JavaScript', 'SQL'], companyId) {
+      const { account, token } = accounts.create(name);
+      const added = addDemoTests(db, clock, account.id, tests);
+      if (companyId !== undefined) accounts.bindCompany(account, companyId);
+      return { accountId: account.id, token, testIds: added.map((t) => t.id) };
+    },
+    close() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+let reportCounter = 0;
+/** A fresh report UUID per call. */
+export function reportId(): string {
+  reportCounter += 1;
+  return `7d0c8f0e-0f6b-4c55-9a53-${reportCounter.toString(16).padStart(12, '0')}`;
+}
+
+export function candidateBody(overrides: Record<string, unknown> = {}) {
+  return {
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada@example.com',
+    candidate_id: 17,
+    company_id: 3,
+    report_id: reportId(),
+    test_id: '1',
+    test_name: 'JavaScript',
+    ...overrides,
+  };
+}
