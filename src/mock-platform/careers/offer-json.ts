@@ -1,0 +1,123 @@
+import { careersTimestamp } from './decisions.js';
+import type { LocationRow, OfferView, Question } from './store.js';
+
+/** Where the mock serves a company's careers site, for the URLs an offer carries. */
+export function careersUrls(publicUrl: string, subdomain: string) {
+  const site = `${publicUrl.replace(/\/+$/, '')}/careers/${encodeURIComponent(subdomain)}`;
+  return {
+    site,
+    offer: (slug: string) => `${site}/offers/${encodeURIComponent(slug)}`,
+    apply: (slug: string) => `${site}/offers/${encodeURIComponent(slug)}/apply`,
+  };
+}
+
+/**
+ * An offer as the careers site API shows it (seed §2.1). Every field is optional: one the offer does
+ * not have is left out rather than sent as null — except `close_at`, which the seed shows as null
+ * when no closing date is set.
+ */
+export function offerJson(view: OfferView, publicUrl: string): Record<string, unknown> {
+  const { offer, company, department, tags, locations, questions } = view;
+  const urls = careersUrls(publicUrl, company.subdomain);
+  const json: Record<string, unknown> = {
+    id: offer.id,
+    guid: offer.guid,
+    slug: offer.slug,
+    company_name: company.name,
+    title: offer.title,
+    status: offer.status,
+    careers_url: urls.offer(offer.slug),
+    careers_apply_url: urls.apply(offer.slug),
+    created_at: careersTimestamp(offer.created_at),
+    updated_at: careersTimestamp(offer.updated_at),
+    close_at: offer.close_at === null ? null : careersTimestamp(offer.close_at),
+    tags: tags.map((t) => t.name),
+    translations: JSON.parse(offer.translations) as unknown,
+    open_questions: questions.map(questionJson),
+    options_cover_letter: offer.options_cover_letter,
+    options_photo: offer.options_photo,
+    options_cv: offer.options_cv,
+    options_phone: offer.options_phone,
+  };
+  // An offer without locations lacks the field (seed §2.1); tags, translations and questions are
+  // collections every offer has, possibly empty.
+  const optional: Record<string, unknown> = {
+    locations: locations.length > 0 ? locations.map(locationJson) : null,
+    department: department?.name,
+    mailbox_email: offer.mailbox_email,
+    published_at: offer.published_at === null ? null : careersTimestamp(offer.published_at),
+    description: offer.description,
+    requirements: offer.requirements,
+    highlight: offer.highlight,
+    remote: flag(offer.remote),
+    on_site: flag(offer.on_site),
+    hybrid: flag(offer.hybrid),
+    locations_question_required: flag(offer.locations_question_required),
+    locations_question: offer.locations_question,
+    locations_question_type: offer.locations_question_type,
+    location_question_visible: flag(offer.location_question_visible),
+    employment_type_code: offer.employment_type_code,
+    category_code: offer.category_code,
+    experience_code: offer.experience_code,
+    education_code: offer.education_code,
+    min_hours: offer.min_hours,
+    max_hours: offer.max_hours,
+    min_hours_per_week: offer.min_hours_per_week,
+    max_hours_per_week: offer.max_hours_per_week,
+    sharing_title: offer.sharing_title,
+    sharing_description: offer.sharing_description,
+    sharing_image: offer.sharing_image,
+    cover_image: offer.cover_image_url === null ? null : { url: offer.cover_image_url },
+  };
+  if (offer.salary_min !== null || offer.salary_max !== null) {
+    optional.salary = withoutMissing({
+      min: offer.salary_min,
+      max: offer.salary_max,
+      period: offer.salary_period,
+      currency: offer.salary_currency,
+    });
+  }
+  return { ...json, ...withoutMissing(optional) };
+}
+
+export function locationJson(l: LocationRow): Record<string, unknown> {
+  return {
+    id: l.id,
+    ...withoutMissing({
+      name: l.name,
+      street: l.street,
+      city: l.city,
+      postal_code: l.postal_code,
+      state: l.state,
+      state_code: l.state_code,
+      country: l.country,
+      country_code: l.country_code,
+      note: l.note,
+    }),
+  };
+}
+
+/** Seed §2.3: `options` is kind-specific, `open_question_options` empty for all but the choice kinds. */
+export function questionJson(q: Question): Record<string, unknown> {
+  return {
+    id: q.id,
+    position: q.position,
+    kind: q.kind,
+    required: q.required === 1,
+    body: q.body,
+    options: JSON.parse(q.options) as unknown,
+    translations: JSON.parse(q.translations) as unknown,
+    open_question_options: q.choices.map((c) => ({
+      id: c.id,
+      position: c.position,
+      body: c.body,
+      translations: JSON.parse(c.translations) as unknown,
+    })),
+  };
+}
+
+const flag = (v: number | null): boolean | null => (v === null ? null : v === 1);
+
+function withoutMissing(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+}
