@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { isoAt } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { apiTokenStore } from './api-tokens/store.js';
 
 /**
  * The sandbox's starting world: two companies (one on a trial plan, for the lower webhook rate
@@ -42,5 +43,23 @@ export function seedCompanies(db: Db, clock: Clock): void {
     for (const c of SEED_COMPANIES) company.run(c.id, c.name, c.subdomain, c.plan, now);
     for (const u of SEED_USERS) user.run(u.id, u.companyId, u.name, u.email, u.canManageWebhooks ? 1 : 0, now);
     for (const c of SEED_CANDIDATES) candidate.run(c.id, c.companyId, c.name, c.email, c.phone, now, now);
+  })();
+}
+
+/**
+ * Known personal API tokens of the sandbox, one per seeded company, so the README and
+ * `npm run register` work without a setup step. They are deliberately guessable: the mock is a
+ * local sandbox. Create more with `POST /_mock/api-tokens` or on the sandbox's Admin page.
+ */
+export const SEED_API_TOKENS = [
+  { token: 'mock_api_acme', companyId: 1, userId: 1, label: 'Sandbox token of Riley Recruiter' },
+  { token: 'mock_api_globex', companyId: 2, userId: 3, label: 'Sandbox token of Gus Globex' },
+] as const;
+
+/** Stores the sandbox API tokens (their digests) unless they exist; run after `seedCompanies`. */
+export function seedApiTokens(db: Db, clock: Clock): void {
+  const tokens = apiTokenStore(db, clock);
+  db.transaction(() => {
+    for (const { token, ...owner } of SEED_API_TOKENS) tokens.add(token, owner);
   })();
 }

@@ -1,0 +1,158 @@
+/**
+ * `npm run dev`: the whole sandbox in one command. Starts the mock platform and the partner server
+ * (with the demo account), registers the partner with the mock, integrates the sandbox company
+ * "Acme Corp" with the demo customer's token, and prints where to click. Ctrl-C stops both.
+ *
+ * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
+ * restarts; the mock's is in memory, so every start registers and integrates again.
+ *
+ * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server, MOCK_PORT
+ * (default 4000), PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { request } from 'undici';
+import { z } from 'zod';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { Codename } from '../src/contract/schemas.js';
+import { startMockPlatform } from '../src/mock-platform/server.js';
+import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
+import { main } from '../src/server.js';
+import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
+
+const SANDBOX_COMPANY = SEED_COMPANIES[0];
+const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
+const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
+
+const DevEnv = z.object({
+  MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
+});
+
+export interface Sandbox {
+  partnerUrl: string;
+  mockUrl: string;
+  codename: string;
+  partnerName: string;
+  /** How the sandbox company's integration went; the sandbox runs either way. */
+  integration: { ok: true } | { ok: false; message: string };
+  close(): Promise<void>;
+}
+
+/** Starts everything; `env` is normally process.env. Throws ConfigError / RegisterConfigError. */
+export async function startSandbox(env: Record<string, string | undefined>): Promise<Sandbox> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const dev = DevEnv.safeParse(present);
+  if (!dev.success) throw new ConfigError(dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? './data/partner.db' };
+  const base = loadConfig(partnerEnv);
+  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+
+  const mock = await startMockPlatform({ port: dev.data.MOCK_PORT, host: base.host, logLevel: base.logLevel });
+  const stops: (() => Promise<void>)[] = [() => mock.close()];
+  const close = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    const registered = await registerPartner({
+      platformUrl: mock.url,
+      codename: dev.data.PARTNER_CODENAME,
+      companyId: SANDBOX_COMPANY.id,
+      apiToken: SANDBOX_TOKEN,
+      partner: manifest,
+    });
+    if (!registered.ok) throw new Error(describeResult(registered, { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id }));
+
+    // The platform's URL and the secret are what the partner needs to send report updates.
+    const config = loadConfig({ ...partnerEnv, PLATFORM_URL: mock.url, PLATFORM_PARTNER_SECRET: registered.partner.secret });
+    const partner = await main(config);
+    stops.push(() => partner.close());
+    const address = partner.server.address();
+    const partnerUrl = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+
+    const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
+    return { partnerUrl, mockUrl: mock.url, codename: dev.data.PARTNER_CODENAME, partnerName: registered.partner.name, integration, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Integrates the sandbox company with the demo account's token, through the marketplace API. */
+async function integrate(mockUrl: string, codename: string, databasePath: string): Promise<Sandbox['integration']> {
+  const tokenFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
+  if (!existsSync(tokenFile)) {
+    return {
+      ok: false,
+      message: `No demo token at ${tokenFile}. Issue one with \`npm run accounts -- token 1\` and paste it on the company page.`,
+    };
+  }
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  const res = await request(`${mockUrl}/api/marketplace/c/${SANDBOX_COMPANY.id}/partners/${codename}/integration`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const body = (await res.body.json().catch(() => ({}))) as { error?: string };
+  if (res.statusCode < 300) return { ok: true };
+  return {
+    ok: false,
+    message: `The partner refused the demo token in ${tokenFile} ("${body.error ?? res.statusCode}"). Issue a new one with \`npm run accounts -- token 1\`, write it to that file, and restart.`,
+  };
+}
+
+function banner(s: Sandbox): string {
+  const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
+  const candidate = `${company}/candidates/${SANDBOX_CANDIDATE.id}`;
+  return [
+    '',
+    'Sandbox ready.',
+    '',
+    `  Mock platform (sandbox UI)  ${s.mockUrl}`,
+    `  Partner server              ${s.partnerUrl}`,
+    `  Call history                ${s.mockUrl}/calls`,
+    '',
+    s.integration.ok
+      ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
+      : `Integration of ${SANDBOX_COMPANY.name} failed: ${s.integration.message}`,
+    '',
+    `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
+    `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
+    '  3. Pick a test and click "Send": the report appears with the badge "sent".',
+    `  4. See every call between platform and partner at ${s.mockUrl}/calls.`,
+    '',
+    'Ctrl-C stops both servers.',
+    '',
+  ].join('\n');
+}
+
+const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isEntryPoint) {
+  let sandbox: Sandbox;
+  try {
+    sandbox = await startSandbox(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof RegisterConfigError) {
+      console.error(err.message);
+      process.exit(78);
+    }
+    const e = err as { code?: string; port?: number; message?: string };
+    console.error(e.code === 'EADDRINUSE' ? `Port ${e.port} is in use: set PORT (partner) or MOCK_PORT (mock) to a free one.` : (e.message ?? String(err)));
+    process.exit(1);
+  }
+  console.log(banner(sandbox));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      sandbox.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

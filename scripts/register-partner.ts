@@ -1,0 +1,236 @@
+/**
+ * Registers (or updates) this partner on the platform — the declarative record in
+ * scripts/partner-manifest.json, posted to the partners API (platform-contract.md §3.1):
+ *
+ *   PLATFORM_URL=http://127.0.0.1:4000 PARTNER_CODENAME=demo-assessments \
+ *   PLATFORM_COMPANY_ID=1 PLATFORM_API_TOKEN=mock_api_acme npm run register
+ *
+ * PUBLIC_URL (default http://127.0.0.1:3000) replaces `${PUBLIC_URL}` in the manifest: where the
+ * platform reaches this server. PARTNER_MANIFEST points at another manifest file. Running it again
+ * updates the record (200); the secret stays the same. Exit codes: 0 registered, 1 refused or
+ * unreachable, 78 configuration problem.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
+
+export const DEFAULT_MANIFEST = fileURLToPath(new URL('./partner-manifest.json', import.meta.url));
+const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';
+const TIMEOUT_MS = 15_000;
+
+/** A problem the user fixes in their environment or manifest (exit 78), every one named. */
+export class RegisterConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Cannot register the partner; fix these first:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'RegisterConfigError';
+  }
+}
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+
+const HINTS: Record<string, string> = {
+  PLATFORM_URL: "the platform's integrations URL, e.g. http://127.0.0.1:4000 for the sandbox (npm run mock)",
+  PARTNER_CODENAME: 'your unique, URL-friendly name on the platform, e.g. demo-assessments',
+  PLATFORM_COMPANY_ID: 'the id of your own company on the platform (1 in the sandbox)',
+  PLATFORM_API_TOKEN: 'a personal API token from your company settings (mock_api_acme in the sandbox)',
+};
+
+export const RegisterEnv = z.object({
+  PLATFORM_URL: httpUrl,
+  PARTNER_CODENAME: Codename,
+  PLATFORM_COMPANY_ID: IntegerId,
+  PLATFORM_API_TOKEN: z.string().trim().min(1),
+  PUBLIC_URL: httpUrl.default(DEFAULT_PUBLIC_URL),
+  PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
+});
+
+export interface RegisterOptions {
+  platformUrl: string;
+  codename: string;
+  companyId: number;
+  apiToken: string;
+  partner: PartnerRequest;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+export type RegisterResult =
+  | { ok: true; created: boolean; partner: Partner }
+  | {
+      ok: false;
+      reason: 'unauthorized' | 'conflict' | 'invalid' | 'unreachable' | 'unexpected';
+      status?: number;
+      message: string;
+      fieldErrors?: Record<string, string[]>;
+    };
+
+/** Reads the environment into registration options (manifest included); throws a RegisterConfigError. */
+export function loadRegisterOptions(env: Record<string, string | undefined>): RegisterOptions {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = RegisterEnv.safeParse(present, {
+    error: (issue) => (issue.input === undefined ? 'is not set' : undefined),
+  });
+  if (!parsed.success) {
+    throw new RegisterConfigError(
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0]);
+        return `${name}: ${i.message}${HINTS[name] ? ` (${HINTS[name]})` : ''}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return {
+    platformUrl: e.PLATFORM_URL,
+    codename: e.PARTNER_CODENAME,
+    companyId: e.PLATFORM_COMPANY_ID,
+    apiToken: e.PLATFORM_API_TOKEN,
+    partner: loadManifest(e.PARTNER_MANIFEST, e.PUBLIC_URL),
+  };
+}
+
+/**
+ * The manifest with `${PUBLIC_URL}` replaced, validated as the partners API will validate it, so
+ * a mistake is reported before anything is sent.
+ */
+export function loadManifest(file: string, publicUrl: string): PartnerRequest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new RegisterConfigError([`${file}: ${(err as Error).message}`]);
+  }
+  const base = publicUrl.replace(/\/+$/, '');
+  const unknownPlaceholders = new Set<string>();
+  const resolved = JSON.parse(JSON.stringify(raw), (_key, value: unknown) => {
+    if (typeof value !== 'string') return value;
+    return value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
+      if (name === 'PUBLIC_URL') return base;
+      unknownPlaceholders.add(whole);
+      return whole;
+    });
+  }) as unknown;
+  const problems = [...unknownPlaceholders].map((p) => `${file}: unknown placeholder ${p} (only \${PUBLIC_URL} is replaced)`);
+  const parsed = PartnerRequest.safeParse(resolved);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${file}: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+  }
+  if (problems.length > 0 || !parsed.success) throw new RegisterConfigError(problems);
+  return parsed.data;
+}
+
+/** POSTs the partner record. Never throws for anything the platform or the network does. */
+export async function registerPartner(options: RegisterOptions): Promise<RegisterResult> {
+  const url = `${options.platformUrl.replace(/\/+$/, '')}/api/p/${encodeURIComponent(options.codename)}/c/${options.companyId}/partner`;
+  let status: number;
+  let body: unknown;
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${options.apiToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: JSON.stringify(options.partner),
+      signal: AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS),
+      ...(options.dispatcher && { dispatcher: options.dispatcher }),
+    });
+    status = res.statusCode;
+    const text = await res.body.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  } catch (err) {
+    const e = err as { code?: string; name?: string; message?: string };
+    const why = e.name === 'TimeoutError' ? `no answer within ${(options.timeoutMs ?? TIMEOUT_MS) / 1000} s` : (e.code ?? e.message ?? String(err));
+    return { ok: false, reason: 'unreachable', message: `Could not reach the platform at ${options.platformUrl} (${why}).` };
+  }
+
+  const error = typeof (body as { error?: unknown })?.error === 'string' ? (body as { error: string }).error : undefined;
+  if (status === 200 || status === 201) {
+    const partner = z.object({ partner: Partner }).safeParse(body);
+    if (partner.success) return { ok: true, created: status === 201, partner: partner.data.partner };
+    return { ok: false, reason: 'unexpected', status, message: `The platform answered ${status} without a partner record.` };
+  }
+  if (status === 401) return { ok: false, reason: 'unauthorized', status, message: error ?? 'Unauthorized' };
+  if (status === 409) return { ok: false, reason: 'conflict', status, message: error ?? 'Conflict' };
+  if (status === 422) {
+    const fields = z.record(z.string(), z.array(z.string())).safeParse((body as { errors?: unknown })?.errors);
+    return {
+      ok: false,
+      reason: 'invalid',
+      status,
+      message: error ?? 'The partner record was refused',
+      ...(fields.success && { fieldErrors: fields.data }),
+    };
+  }
+  return { ok: false, reason: 'unexpected', status, message: error ?? `HTTP ${status}` };
+}
+
+/** "xdAn…" and the length: enough to recognise the secret, not to use it. */
+export function maskSecret(secret: string): string {
+  return `${secret.slice(0, 4)}… (${secret.length} characters)`;
+}
+
+/** What the CLI prints for a result. */
+export function describeResult(result: RegisterResult, options: Pick<RegisterOptions, 'platformUrl' | 'codename' | 'companyId'>): string {
+  if (result.ok) {
+    const p = result.partner;
+    const record = JSON.stringify({ ...p, secret: maskSecret(p.secret) }, null, 2);
+    return [
+      result.created
+        ? `Registered partner "${p.codename}" on ${options.platformUrl} (company ${p.company_id}).`
+        : `Updated partner "${p.codename}" on ${options.platformUrl} (company ${p.company_id}); its secret is unchanged.`,
+      '',
+      record,
+      '',
+      'Put the partner secret in your .env; the partner server sends it with every report update:',
+      '',
+      `  PLATFORM_PARTNER_SECRET=${p.secret}`,
+      '',
+    ].join('\n');
+  }
+  switch (result.reason) {
+    case 'unauthorized':
+      return `The platform refused the API token (401: ${result.message}).\nCheck PLATFORM_API_TOKEN, and that it is a token of company ${options.companyId} (PLATFORM_COMPANY_ID).`;
+    case 'conflict':
+      return `The codename "${options.codename}" is taken by another company (409: ${result.message}).\nChoose another PARTNER_CODENAME.`;
+    case 'invalid': {
+      const fields = Object.entries(result.fieldErrors ?? {}).map(([field, messages]) => `  - ${field}: ${messages.join('; ')}`);
+      return [`The platform refused the partner record (422): ${result.message}`, ...fields, 'Fix scripts/partner-manifest.json (or PARTNER_CODENAME) and run again.'].join('\n');
+    }
+    case 'unreachable':
+      return `${result.message}\nIs PLATFORM_URL right, and is the platform running? (\`npm run mock\` starts the local sandbox.)`;
+    case 'unexpected':
+      return `Unexpected answer from the platform${result.status ? ` (HTTP ${result.status})` : ''}: ${result.message}`;
+  }
+}
+
+async function cli(): Promise<number> {
+  let options: RegisterOptions;
+  try {
+    options = loadRegisterOptions(process.env);
+  } catch (err) {
+    if (err instanceof RegisterConfigError) {
+      console.error(err.message);
+      return 78; // EX_CONFIG
+    }
+    throw err;
+  }
+  const result = await registerPartner(options);
+  const text = describeResult(result, options);
+  if (result.ok) {
+    console.log(text);
+    return 0;
+  }
+  console.error(text);
+  return 1;
+}
+
+const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isEntryPoint) process.exitCode = await cli();

@@ -1,0 +1,25 @@
+import type { RequestHandler, Response } from 'express';
+import { unauthorized } from '../../errors.js';
+import type { ApiToken, ApiTokenStore } from './store.js';
+import { param } from '../path-params.js';
+
+/**
+ * The partners API's authentication (§3.1): `Authorization: Bearer <API_TOKEN>`, where the token
+ * is a personal API token of a member of the company named in the path [kit decision].
+ */
+export function requireCompanyToken(tokens: ApiTokenStore): RequestHandler {
+  return (req, res, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!match) return next(unauthorized('Missing API token: send Authorization: Bearer <API_TOKEN>'));
+    const token = tokens.authenticate(match[1]!);
+    if (!token) return next(unauthorized('Invalid API token'));
+    const companyId = param(req, 'companyId');
+    if (String(token.companyId) !== companyId) {
+      return next(unauthorized('This API token does not belong to the company in the path'));
+    }
+    res.locals.apiToken = token;
+    next();
+  };
+}
+
+export const apiTokenOf = (res: Response): ApiToken => res.locals.apiToken as ApiToken;

@@ -1,0 +1,121 @@
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../clock.js';
+import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
+import type { Db } from '../db/open.js';
+import { errorHandler, notFoundHandler } from '../http/error-handler.js';
+import type { Logger } from '../http/logger.js';
+import { requestLog } from '../http/request-log.js';
+import { apiTokensRouter } from './api-tokens/routes.js';
+import { apiTokenStore } from './api-tokens/store.js';
+import { inboundLog } from './calls/inbound.js';
+import { callsRouter } from './calls/routes.js';
+import { callLog } from './calls/store.js';
+import { companyStore } from './companies/store.js';
+import { noEvents, type PlatformEvents } from './events.js';
+import { injectFault } from './faults/middleware.js';
+import { faultsRouter } from './faults/routes.js';
+import { faultStore } from './faults/store.js';
+import { mailLog, type MailLog } from './mail.js';
+import { integrationStore } from './marketplace/integrations.js';
+import { partnerClient } from './marketplace/partner-client.js';
+import { marketplaceRouter } from './marketplace/routes.js';
+import { marketplace as createMarketplace } from './marketplace/service.js';
+import { partnersRouter } from './partners/routes.js';
+import { partnerStore } from './partners/store.js';
+import { reportsRouter } from './reports/routes.js';
+import { reportStore } from './reports/store.js';
+import { sandboxRouter } from './sandbox/routes.js';
+import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
+import { helmetHeaders } from '../http/security-headers.js';
+
+export interface MockPlatformDeps {
+  /** From `openMockDb()`; seeded or not, as the caller decides. */
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** For the calls the platform makes to partners; undici's global dispatcher when absent. */
+  dispatcher?: Dispatcher;
+  /** How long each partner callback may take (platform-contract.md §4). */
+  callbackTimeoutMs?: number;
+  /** Where state changes become webhook events; none by default. */
+  events?: PlatformEvents;
+  mail?: MailLog;
+  /** Largest JSON body the platform's APIs accept. */
+  bodyLimitBytes?: number;
+}
+
+/**
+ * The bundled mock of the recruiting platform as an Express app. It never listens: `server.ts`
+ * (or a test) does. It imports only contract-level code from the partner's side of the repo.
+ *
+ *   /api/p/…              partners API (§3.1) and reports API (§3.2) — what partners call
+ *   /api/marketplace/…    the recruiter's actions (integrate, tests, send, cancel) as JSON
+ *   /_mock/…              sandbox controls: API tokens, fault injection, call history
+ *   /                     the sandbox UI (server-rendered forms)
+ */
+export function createMockPlatform(deps: MockPlatformDeps): Express {
+  const { db, clock, logger } = deps;
+  const bodyLimitBytes = deps.bodyLimitBytes ?? 256 * 1024;
+  const events = deps.events ?? noEvents;
+  const mail = deps.mail ?? mailLog(db, clock);
+
+  const companies = companyStore(db, clock);
+  const tokens = apiTokenStore(db, clock);
+  const partners = partnerStore(db, clock);
+  const reports = reportStore(db, clock);
+  const integrations = integrationStore(db, clock);
+  const calls = callLog(db, clock);
+  const faults = faultStore(clock);
+  const client = partnerClient({
+    calls,
+    timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
+    dispatcher: deps.dispatcher,
+  });
+  const marketplace = createMarketplace({ companies, partners, integrations, reports, client });
+  // Every endpoint a partner calls is logged and can be given faults, under one name.
+  const endpoint = (name: string): RequestHandler[] => [inboundLog(calls, logger, name), injectFault(faults, name)];
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(helmet());
+  app.use(requestLog(logger));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  app.use('/api/p', partnersRouter({ partners, tokens, endpoint, bodyLimitBytes }));
+  app.use(
+    '/api/p',
+    reportsRouter({
+      partners,
+      reports,
+      companies,
+      isIntegrated: (companyId, codename) => integrations.find(companyId, codename) !== undefined,
+      endpoint,
+      bodyLimitBytes,
+    }),
+  );
+  app.use(
+    '/api/marketplace',
+    marketplaceRouter({ marketplace, companies, partners, integrations, reports, bodyLimitBytes }),
+  );
+  app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
+  app.use('/_mock/faults', faultsRouter(faults));
+  app.use('/_mock/calls', callsRouter(calls));
+  app.get('/_mock/mail', (_req, res) => {
+    res.json({ mail: mail.list() });
+  });
+
+  app.use('/assets', express.static(SANDBOX_ASSETS_DIR, { index: false, maxAge: '1h' }));
+  app.use(
+    sandboxRouter({ companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace, events, logger }),
+  );
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger, helmetHeaders()));
+  return app;
+}

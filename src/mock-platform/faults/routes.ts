@@ -1,0 +1,67 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { notFound } from '../../errors.js';
+import { jsonBody } from '../../http/json-body.js';
+import { parseOr422 } from '../../http/validate.js';
+import type { Fault, FaultStore } from './store.js';
+
+/** Longest injectable delay: long enough to outlast any client timeout a test wants to hit. */
+export const MAX_FAULT_DELAY_MS = 120_000;
+
+export function faultSpecSchema(faults: FaultStore) {
+  return z
+    .object({
+      endpoint: z.string().refine(faults.isKnown, { message: `must be one of: ${faults.endpoints().join(', ')}` }),
+      status: z.number().int().min(400).max(599).optional(),
+      delayMs: z.number().int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
+      drop: z.literal(true).optional(),
+      times: z.number().int().min(1).max(1000).default(1),
+    })
+    .refine((f) => f.status !== undefined || f.delayMs !== undefined || f.drop, {
+      message: 'give status, delayMs or drop',
+      path: ['status'],
+    })
+    .refine((f) => !(f.drop && f.status !== undefined), {
+      message: 'a dropped connection has no status',
+      path: ['drop'],
+    });
+}
+
+/** `/_mock/faults`: arm, list and clear injected faults (see store.ts). */
+export function faultsRouter(faults: FaultStore): Router {
+  const router = Router();
+
+  router.get('/', (_req, res) => {
+    res.json({ faults: faults.list().map(toJson), endpoints: faults.endpoints() });
+  });
+
+  router.post('/', jsonBody(16 * 1024), (req, res) => {
+    // Built per request: the endpoint list is complete only once every router is mounted.
+    const spec = parseOr422(faultSpecSchema(faults), req.body ?? {});
+    res.status(201).json({ fault: toJson(faults.add(spec)) });
+  });
+
+  router.delete('/', (_req, res) => {
+    faults.clear();
+    res.status(204).end();
+  });
+
+  router.delete('/:id', (req, res) => {
+    if (!/^\d{1,9}$/.test(req.params.id) || !faults.remove(Number(req.params.id))) throw notFound('Unknown fault');
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+export function toJson(f: Fault) {
+  return {
+    id: f.id,
+    endpoint: f.endpoint,
+    status: f.status,
+    delayMs: f.delayMs,
+    drop: f.drop,
+    remaining: f.remaining,
+    createdAt: f.createdAt,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Clock } from '../../clock.js';
+import { isoAt } from '../../clock.js';
+
+/**
+ * Faults the mock injects into its own endpoints so a partner's retry paths can be exercised: for
+ * the next `times` calls of one endpoint, answer with `status`, wait `delayMs` first, or drop the
+ * connection without answering. Faults live in memory: they are test set-up, not platform state.
+ * Several faults on one endpoint are used in the order they were added.
+ */
+export interface FaultSpec {
+  endpoint: string;
+  status?: number;
+  delayMs?: number;
+  drop?: boolean;
+  times: number;
+}
+
+export interface Fault {
+  id: number;
+  endpoint: string;
+  status: number | null;
+  delayMs: number;
+  drop: boolean;
+  remaining: number;
+  createdAt: string;
+}
+
+export type FaultStore = ReturnType<typeof faultStore>;
+
+export function faultStore(clock: Clock) {
+  const endpoints = new Set<string>();
+  let faults: Fault[] = [];
+  let nextId = 1;
+
+  return {
+    /** Declares an endpoint that faults may target; called when routes are mounted. */
+    register(endpoint: string): void {
+      endpoints.add(endpoint);
+    },
+    endpoints: (): string[] => [...endpoints].sort(),
+    isKnown: (endpoint: string): boolean => endpoints.has(endpoint),
+
+    add(spec: FaultSpec): Fault {
+      const fault: Fault = {
+        id: nextId++,
+        endpoint: spec.endpoint,
+        status: spec.status ?? null,
+        delayMs: spec.delayMs ?? 0,
+        drop: spec.drop ?? false,
+        remaining: spec.times,
+        createdAt: isoAt(clock.now()),
+      };
+      faults.push(fault);
+      return { ...fault };
+    },
+
+    list: (): Fault[] => faults.map((f) => ({ ...f })),
+
+    remove(id: number): boolean {
+      const before = faults.length;
+      faults = faults.filter((f) => f.id !== id);
+      return faults.length < before;
+    },
+
+    clear(): void {
+      faults = [];
+    },
+
+    /** Uses up one call of the oldest fault on `endpoint`; undefined when none is armed. */
+    take(endpoint: string): Fault | undefined {
+      const fault = faults.find((f) => f.endpoint === endpoint);
+      if (!fault) return undefined;
+      fault.remaining -= 1;
+      if (fault.remaining === 0) faults = faults.filter((f) => f !== fault);
+      return { ...fault };
+    },
+  };
+}
+
+/** How a fault reads in the call log and the sandbox. */
+export function describeFault(f: Pick<Fault, 'status' | 'delayMs' | 'drop'>): string {
+  const parts: string[] = [];
+  if (f.delayMs > 0) parts.push(`delay ${f.delayMs} ms`);
+  if (f.drop) parts.push('drop connection');
+  else if (f.status !== null) parts.push(`status ${f.status}`);
+  return parts.join(', then ');
+}

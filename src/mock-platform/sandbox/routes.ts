@@ -1,0 +1,432 @@
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { TERMINAL_REPORT_STATUSES } from '../../contract/decisions.js';
+import { Codename, ReportId } from '../../contract/schemas.js';
+import { AppError, forbidden, notFound } from '../../errors.js';
+import type { Logger } from '../../http/logger.js';
+import { parseOr422 } from '../../http/validate.js';
+import { issueApiToken } from '../api-tokens/routes.js';
+import type { ApiTokenStore } from '../api-tokens/store.js';
+import { CallQuery } from '../calls/routes.js';
+import type { CallLog } from '../calls/store.js';
+import type { CompanyStore } from '../companies/store.js';
+import type { PlatformEvents } from '../events.js';
+import { faultSpecSchema } from '../faults/routes.js';
+import { describeFault, type FaultStore } from '../faults/store.js';
+import type { MailLog } from '../mail.js';
+import { toJson as integrationJson, type IntegrationStore } from '../marketplace/integrations.js';
+import type { Marketplace } from '../marketplace/service.js';
+import type { PartnerStore, StoredPartner } from '../partners/store.js';
+import type { ReportStore, StoredReport } from '../reports/store.js';
+import { flashes, type Flash } from './flash.js';
+import { views } from './views.js';
+import { idParam, param } from '../path-params.js';
+
+export interface SandboxDeps {
+  companies: CompanyStore;
+  partners: PartnerStore;
+  integrations: IntegrationStore;
+  reports: ReportStore;
+  tokens: ApiTokenStore;
+  calls: CallLog;
+  faults: FaultStore;
+  mail: MailLog;
+  marketplace: Marketplace;
+  events: PlatformEvents;
+  logger: Logger;
+}
+
+const KIND_LABELS: Record<string, string> = {
+  assessment: 'Assessment',
+  background_check: 'Background check',
+  reference_check: 'Reference check',
+};
+
+const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
+const formInt = z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+
+const IntegrateForm = z.object({ codename: Codename, token: z.string().trim().min(1, 'is required').max(500) });
+const DisconnectForm = z.object({ codename: Codename });
+const TestChoice = z
+  .string()
+  .min(1, 'choose a test')
+  .max(1000)
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'choose a test from the list' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.object({ id: z.union([z.string().min(1), z.number()]), name: z.string().min(1).max(500) }));
+const SendForm = z.object({ codename: Codename, test: TestChoice, report_id: ReportId });
+const CandidateForm = z.object({
+  name: z.string().trim().min(1, 'is required').max(200),
+  email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
+  phone: z.preprocess(emptyToUndefined, z.string().trim().max(100).optional()),
+});
+const ApiTokenForm = z.object({
+  company_id: formInt.pipe(z.number().positive()),
+  label: z.preprocess(emptyToUndefined, z.string().trim().max(100).optional()),
+});
+const FaultForm = z.object({
+  endpoint: z.string().max(100),
+  status: formInt.optional(),
+  delay_ms: formInt.optional(),
+  drop: z.literal('on').optional(),
+  times: formInt.optional(),
+});
+
+/**
+ * The sandbox UI: what a recruiter clicks in the platform, as plain server-rendered pages. Every
+ * form POSTs, then redirects to a page (POST → redirect → GET), so reloading never repeats an
+ * action. No page runs a script: helmet's default Content-Security-Policy stays on.
+ */
+export function sandboxRouter(deps: SandboxDeps): Router {
+  const { companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace } = deps;
+  const router = Router();
+  const flash = flashes();
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
+
+  const render = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
+    res
+      .status(status)
+      .type('html')
+      .send(views.render(template, { ...data, flash: flash.take(req.query.flash), kindLabel: (k: string) => KIND_LABELS[k] ?? k }));
+  };
+
+  /**
+   * A form action: runs `fn`, then redirects back to `back` (or where `fn` says) with its message.
+   * A refusal the user can act on (any 4xx) becomes an error message on that page.
+   */
+  const act =
+    (back: (req: Request) => string, fn: (req: Request) => Promise<Flash | { flash: Flash; to: string }>): RequestHandler =>
+    async (req, res) => {
+      let result: Flash | { flash: Flash; to: string };
+      try {
+        result = await fn(req);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        result = { kind: 'error', text: err.message };
+      }
+      const { flash: message, to } = 'to' in result ? result : { flash: result, to: back(req) };
+      const separator = to.includes('?') ? '&' : '?';
+      res.redirect(303, `${to}${separator}flash=${flash.put(message)}`);
+    };
+
+  // Refuse form posts from other sites: the sandbox has no login, so this is what stops a page
+  // elsewhere from driving it through the browser.
+  const sameSite: RequestHandler = (req, _res, next) => {
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return next(forbidden('Cross-site form posts are refused'));
+    next();
+  };
+  router.post('/{*any}', sameSite, form);
+
+  const companyOf = (req: Request) => {
+    const id = idParam(req, 'companyId');
+    const company = id === undefined ? undefined : companies.find(id);
+    if (!company) throw notFound('Unknown company');
+    return company;
+  };
+  const partnerNames = () => new Map(partners.list().map((p) => [p.codename, p.name]));
+
+  // Browsers ask for it on every page; an empty answer keeps the console and the request log quiet.
+  router.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
+
+  router.get('/', (req, res) => {
+    render(req, res, './home', {
+      title: 'Sandbox',
+      companies: companies.list(),
+      partners: partners.list(),
+      companyName: (id: number) => companies.find(id)?.name ?? `#${id}`,
+    });
+  });
+
+  router.get('/companies/:companyId', (req, res) => {
+    const company = companyOf(req);
+    const byCodename = new Map(integrations.ofCompany(company.id).map((i) => [i.codename, i]));
+    const names = partnerNames();
+    render(req, res, './company', {
+      title: company.name,
+      company,
+      marketplace: partners.list().map((p) => {
+        const integration = byCodename.get(p.codename);
+        return { partner: p, integration: integration && integrationJson(integration) };
+      }),
+      candidates: companies.candidates(company.id).map((c) => ({
+        candidate: c,
+        badges: reports.ofCandidate(company.id, c.id).map((r) => badge(r, names)),
+      })),
+    });
+  });
+
+  router.post(
+    '/companies/:companyId/integrations',
+    act(
+      (req) => `/companies/${param(req, 'companyId')}`,
+      async (req) => {
+        const company = companyOf(req);
+        const input = parseOr422(IntegrateForm, req.body);
+        const result = await marketplace.integrate(company.id, input.codename, input.token);
+        if (!result.ok) return { kind: 'error', text: result.failure.message };
+        const name = partners.find(input.codename)?.name ?? input.codename;
+        return { kind: 'notice', text: result.value.created ? `${name} is integrated.` : `${name}: token replaced.` };
+      },
+    ),
+  );
+
+  router.post(
+    '/companies/:companyId/integrations/delete',
+    act(
+      (req) => `/companies/${param(req, 'companyId')}`,
+      async (req) => {
+        const company = companyOf(req);
+        const { codename } = parseOr422(DisconnectForm, req.body);
+        marketplace.disconnect(company.id, codename);
+        return { kind: 'notice', text: `${partners.find(codename)?.name ?? codename} is disconnected.` };
+      },
+    ),
+  );
+
+  router.post(
+    '/companies/:companyId/candidates',
+    act(
+      (req) => `/companies/${param(req, 'companyId')}`,
+      async (req) => {
+        const company = companyOf(req);
+        const input = parseOr422(CandidateForm, req.body);
+        const candidate = companies.addCandidate(company.id, { name: input.name, email: input.email, phone: input.phone ?? null });
+        deps.events.emit(company.id, 'new_candidate', 'manual', {
+          candidate: {
+            id: candidate.id,
+            name: candidate.name,
+            emails: [candidate.email],
+            phones: candidate.phone ? [candidate.phone] : [],
+            photo_thumb_url: candidate.photoThumbUrl,
+            source: candidate.source,
+            created_at: candidate.createdAt,
+            updated_at: candidate.updatedAt,
+          },
+          company: { id: company.id, name: company.name },
+          offers: [],
+        });
+        return {
+          flash: { kind: 'notice', text: `${candidate.name} was added.` },
+          to: `/companies/${company.id}/candidates/${candidate.id}`,
+        };
+      },
+    ),
+  );
+
+  router.get('/companies/:companyId/candidates/:candidateId', async (req, res) => {
+    const company = companyOf(req);
+    const candidateId = idParam(req, 'candidateId');
+    const candidate = candidateId === undefined ? undefined : companies.candidate(company.id, candidateId);
+    if (!candidate) throw notFound('Unknown candidate');
+    const names = partnerNames();
+    const integrated = integrations
+      .ofCompany(company.id)
+      .map((i) => partners.find(i.codename))
+      .filter((p): p is StoredPartner => p !== undefined);
+
+    // Choosing a partner lists its tests, as the platform does when a user starts a send.
+    const chosen = typeof req.query.partner === 'string' ? integrated.find((p) => p.codename === req.query.partner) : undefined;
+    let tests: { value: string; name: string }[] | undefined;
+    let testsError: string | undefined;
+    if (chosen) {
+      const result = await marketplace.listTests(company.id, chosen.codename);
+      if (result.ok) tests = result.value.map((t) => ({ value: JSON.stringify({ id: t.id, name: t.name }), name: t.name }));
+      else testsError = result.failure.message;
+    }
+    render(req, res, './candidate', {
+      title: candidate.name,
+      company,
+      candidate,
+      reports: reports.ofCandidate(company.id, candidate.id).map((r) => ({
+        report: r,
+        partnerName: names.get(r.codename) ?? r.codename,
+        cancelable: Boolean(r.urls.cancel) && !TERMINAL_REPORT_STATUSES.includes(r.status),
+      })),
+      integrated,
+      chosen,
+      tests,
+      testsError,
+      // Rendered into the form: submitting the same form twice sends the same report (a double click).
+      reportId: randomUUID(),
+    });
+  });
+
+  router.post(
+    '/companies/:companyId/candidates/:candidateId/send',
+    act(
+      (req) => `/companies/${param(req, 'companyId')}/candidates/${param(req, 'candidateId')}`,
+      async (req) => {
+        const company = companyOf(req);
+        const candidateId = idParam(req, 'candidateId') ?? 0;
+        const input = parseOr422(SendForm, req.body);
+        const result = await marketplace.send({
+          companyId: company.id,
+          codename: input.codename,
+          candidateId,
+          testId: String(input.test.id),
+          testName: input.test.name,
+          reportId: input.report_id,
+        });
+        if (!result.ok) return { kind: 'error', text: result.failure.message };
+        return { kind: 'notice', text: `${input.test.name} was sent.` };
+      },
+    ),
+  );
+
+  router.post(
+    '/companies/:companyId/reports/:reportId/cancel',
+    act(
+      (req) => `/companies/${param(req, 'companyId')}${typeof req.body?.candidate_id === 'string' && /^\d+$/.test(req.body.candidate_id) ? `/candidates/${req.body.candidate_id}` : ''}`,
+      async (req) => {
+        const company = companyOf(req);
+        const reportId = ReportId.safeParse(param(req, 'reportId'));
+        if (!reportId.success) throw notFound('Unknown report');
+        const result = await marketplace.cancel(company.id, reportId.data);
+        if (!result.ok) return { kind: 'error', text: result.failure.message };
+        return { kind: 'notice', text: 'Cancel requested; the report changes when the partner confirms it.' };
+      },
+    ),
+  );
+
+  router.get('/calls', (req, res) => {
+    const q = parseOr422(CallQuery, req.query);
+    render(req, res, './calls', {
+      title: 'Calls',
+      query: q,
+      calls: calls.list({
+        direction: q.direction,
+        endpoint: q.endpoint,
+        codename: q.codename,
+        companyId: q.company_id,
+        reportId: q.report_id,
+        status: q.status,
+        afterId: q.after_id,
+        limit: q.limit ?? 200,
+        order: q.order ?? 'desc',
+      }),
+    });
+  });
+
+  router.get('/calls/:id', (req, res) => {
+    const id = idParam(req, 'id');
+    const call = id === undefined ? undefined : calls.find(id);
+    if (!call) throw notFound('Unknown call');
+    render(req, res, './call', { title: `Call ${call.id}`, call, pretty });
+  });
+
+  router.get('/admin', (req, res) => {
+    render(req, res, './admin', {
+      title: 'Admin',
+      companies: companies.list(),
+      tokens: tokens.list(),
+      faults: faults.list().map((f) => ({ ...f, description: describeFault(f) })),
+      endpoints: faults.endpoints(),
+      mail: mail.list().slice(-50).reverse(),
+    });
+  });
+
+  router.post(
+    '/admin/api-tokens',
+    act(
+      () => '/admin',
+      async (req) => {
+        const input = parseOr422(ApiTokenForm, req.body);
+        const { token, record } = issueApiToken({ tokens, companies }, input.company_id, undefined, input.label);
+        return { kind: 'notice', text: `API token "${record.label}" created. Copy it now: it is not shown again.`, secret: token };
+      },
+    ),
+  );
+
+  router.post(
+    '/admin/api-tokens/:id/revoke',
+    act(
+      () => '/admin',
+      async (req) => {
+        const id = idParam(req, 'id');
+        const revoked = id === undefined ? undefined : tokens.revoke(id);
+        if (!revoked) throw notFound('Unknown API token');
+        return { kind: 'notice', text: `API token "${revoked.label}" revoked.` };
+      },
+    ),
+  );
+
+  router.post(
+    '/admin/faults',
+    act(
+      () => '/admin',
+      async (req) => {
+        const input = parseOr422(FaultForm, req.body);
+        const fault = faults.add(
+          parseOr422(faultSpecSchema(faults), {
+            endpoint: input.endpoint,
+            status: input.status,
+            delayMs: input.delay_ms,
+            drop: input.drop === 'on' ? true : undefined,
+            times: input.times ?? 1,
+          }),
+        );
+        return { kind: 'notice', text: `Fault armed on ${fault.endpoint}: ${describeFault(fault)}, ${fault.remaining} time(s).` };
+      },
+    ),
+  );
+
+  router.post(
+    '/admin/faults/clear',
+    act(
+      () => '/admin',
+      async () => {
+        faults.clear();
+        return { kind: 'notice', text: 'All faults cleared.' };
+      },
+    ),
+  );
+
+  router.post(
+    '/admin/calls/clear',
+    act(
+      () => '/calls',
+      async () => {
+        calls.clear();
+        return { kind: 'notice', text: 'Call history cleared.' };
+      },
+    ),
+  );
+
+  // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler.
+  const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
+    if (res.headersSent || req.path.startsWith('/api/') || req.path.startsWith('/_mock/')) return next(err);
+    const known = err instanceof AppError;
+    if (!known) deps.logger.error({ err, path: req.path }, 'sandbox page failed');
+    const status = known ? err.status : 500;
+    render(req, res, './error', { title: 'Error', status, message: known ? err.message : 'Something went wrong; see the mock’s log.' }, status);
+  };
+  router.use(pageErrors);
+
+  return router;
+}
+
+function badge(r: StoredReport, names: Map<string, string>) {
+  const partner = names.get(r.codename) ?? r.codename;
+  const state = r.delivery === 'pending' ? 'sending…' : r.status;
+  return { partner, state, status: r.status, score: r.score };
+}
+
+/** JSON bodies indented for reading; anything else as it came. */
+function pretty(text: string | null): string {
+  if (text === null || text === '') return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
