@@ -65,25 +65,23 @@ const Answer = z.object({
 });
 type Answer = z.infer<typeof Answer>;
 
-const ApplicationBody = z.object({
-  candidate: z.object({
-    name: z.preprocess(blankToUndefined, z.string().trim().max(MAX_LENGTH.name)),
-    email: z.preprocess(
-      blankToUndefined,
-      z.string().trim().max(MAX_LENGTH.email).pipe(z.email('must be a valid e-mail address')),
-    ),
-    phone: optionalText(MAX_LENGTH.phone),
-    cover_letter: optionalText(MAX_LENGTH.coverLetter),
-    cv: z.preprocess(blankToUndefined, FileValue.optional()),
-    photo: z.preprocess(blankToUndefined, FileValue.optional()),
-    /** [kit decision] The answer to the offer's location question: ids of the offer's locations. */
-    location_ids: z.preprocess(
-      (v) => (isBlank(v) ? undefined : Array.isArray(v) ? v.filter((x) => !isBlank(x)) : [v]),
-      z.array(IntegerId).max(50).optional(),
-    ),
-    open_question_answers_attributes: z.preprocess(blankToUndefined, z.array(Answer).max(100).optional()),
-  }),
-});
+/** Each candidate field on its own, so that every problem is reported in one answer. */
+const CandidateFields = {
+  name: z.preprocess(blankToUndefined, z.string().trim().max(MAX_LENGTH.name)),
+  email: z.preprocess(blankToUndefined, z.string().trim().max(MAX_LENGTH.email).pipe(z.email('must be a valid e-mail address'))),
+  phone: optionalText(MAX_LENGTH.phone),
+  cover_letter: optionalText(MAX_LENGTH.coverLetter),
+  cv: z.preprocess(blankToUndefined, FileValue.optional()),
+  photo: z.preprocess(blankToUndefined, FileValue.optional()),
+  /** [kit decision] The answer to the offer's location question: ids of the offer's locations. */
+  location_ids: z.preprocess(
+    (v) => (isBlank(v) ? undefined : Array.isArray(v) ? v.filter((x) => !isBlank(x)) : [v]),
+    z.array(IntegerId).max(50).optional(),
+  ),
+  open_question_answers_attributes: z.preprocess(blankToUndefined, z.array(Answer).max(100).optional()),
+};
+
+const Envelope = z.object({ candidate: z.record(z.string(), z.unknown()) });
 
 /** The candidate fields the offer's form settings govern (seed §2.1 options_*). */
 const GOVERNED_FIELDS = {
@@ -100,29 +98,46 @@ const GOVERNED_FIELDS = {
  * each question (`open_questions.<id>`). A too-large JSON file is a 413.
  */
 export function validateApplication(view: OfferView, body: unknown): ValidApplication {
-  const { candidate } = parseOr422(ApplicationBody, body);
+  const { candidate } = parseOr422(Envelope, body);
   const errors: Record<string, string[]> = {};
   const add = (key: string, message: string) => (errors[key] ??= []).push(message);
+  const field = <S extends z.ZodType>(name: keyof typeof CandidateFields, schema: S): z.output<S> | undefined => {
+    const result = schema.safeParse(candidate[name], {
+      error: (issue) => (issue.input === undefined ? 'is required' : undefined),
+    });
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) add(['candidate', name, ...issue.path].join('.'), issue.message);
+    return undefined;
+  };
 
-  // "off": the field is not on the form, so a value sent anyway is ignored.
-  const keep = <T>(field: keyof typeof GOVERNED_FIELDS, value: T | undefined): T | null => {
-    const setting: FieldSetting = view.offer[GOVERNED_FIELDS[field]];
+  const name = field('name', CandidateFields.name);
+  const email = field('email', CandidateFields.email);
+  // "off": the field is not on the form, so a value sent anyway is ignored (and not even checked).
+  const keep = <S extends z.ZodType>(name: keyof typeof GOVERNED_FIELDS, schema: S): NonNullable<z.output<S>> | null => {
+    const setting: FieldSetting = view.offer[GOVERNED_FIELDS[name]];
     if (setting === 'off') return null;
-    if (value === undefined && setting === 'required') add(`candidate.${field}`, 'is required');
+    const problems = Object.keys(errors).length;
+    const value = field(name, schema);
+    const invalid = Object.keys(errors).length > problems;
+    if (value === undefined && !invalid && setting === 'required') add(`candidate.${name}`, 'is required');
     return value ?? null;
   };
-  const phone = keep('phone', candidate.phone);
-  const coverLetter = keep('cover_letter', candidate.cover_letter);
-  const cv = keep('cv', candidate.cv);
-  const photo = keep('photo', candidate.photo);
+  const phone = keep('phone', CandidateFields.phone);
+  const coverLetter = keep('cover_letter', CandidateFields.cover_letter);
+  const cv = keep('cv', CandidateFields.cv);
+  const photo = keep('photo', CandidateFields.photo);
 
-  const locationIds = chooseLocations(view, candidate.location_ids, add);
-  const answers = checkAnswers(view.questions, candidate.open_question_answers_attributes ?? [], add);
+  const locationIds = chooseLocations(view, field('location_ids', CandidateFields.location_ids), add);
+  const answers = checkAnswers(
+    view.questions,
+    field('open_question_answers_attributes', CandidateFields.open_question_answers_attributes) ?? [],
+    add,
+  );
 
   if (Object.keys(errors).length > 0) throw unprocessable(sentence(errors, view.questions), errors);
   return {
-    name: candidate.name,
-    email: candidate.email,
+    name: name!,
+    email: email!,
     phone,
     coverLetter,
     cv: cv && toIncoming(cv, 'candidate.cv'),

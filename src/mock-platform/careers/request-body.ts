@@ -45,9 +45,12 @@ export function applicationBodyReader(storage: UploadStorage) {
   const json = jsonBody(MAX_JSON_BODY_BYTES);
 
   return async function read(req: Request, res: Response): Promise<ApplicationRequest> {
+    const declared = req.headers['content-length'];
+    if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) {
+      return { fields: {}, files: [] };
+    }
     const type = req.is(['multipart/form-data', 'application/json', '+json']);
-    if (type === null) return { fields: {}, files: [] };
-    if (type === false) throw unsupportedMediaType('Content-Type must be application/json or multipart/form-data');
+    if (!type) throw unsupportedMediaType('Content-Type must be application/json or multipart/form-data');
 
     if (type === 'multipart/form-data') {
       await new Promise<void>((resolve, reject) => upload(req, res, (err?: unknown) => (err ? reject(multipartError(err)) : resolve())));
