@@ -6,6 +6,9 @@ import { MAX_JSON_BODY_BYTES, MAX_LENGTH, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } f
 import { nestFields } from './form-fields.js';
 import { IncomingFile, type UploadStorage } from './uploads.js';
 
+/** busboy, as multer hands it to `streamHandler`. */
+type FieldSource = NodeJS.WritableStream & { on(event: 'field', listener: (name: string, value: string) => void): unknown };
+
 export interface ApplicationRequest {
   /** The body as one nested object (see form-fields.ts), files in place of their fields. */
   fields: Record<string, unknown>;
@@ -23,7 +26,8 @@ export function applicationBodyReader(storage: UploadStorage) {
   // as sent. Its stream hook lets us record every text field exactly as it arrived, so one parser
   // (nestFields) reads both spellings.
   const rawFields = new WeakMap<Request, [string, string][]>();
-  const upload = multer({
+  // `streamHandler` is a multer 2 option that @types/multer does not declare yet.
+  const options: multer.Options & { streamHandler(req: Request, busboy: FieldSource): void } = {
     storage: multer.diskStorage({ destination: storage.incomingDir }),
     limits: {
       fileSize: MAX_UPLOAD_BYTES,
@@ -35,13 +39,14 @@ export function applicationBodyReader(storage: UploadStorage) {
       fieldNestingDepth: 8,
       fieldArrayIndexLimit: 999,
     },
-    streamHandler(req: Request, busboy: NodeJS.WritableStream & { on(e: 'field', cb: (name: string, value: string) => void): unknown }) {
+    streamHandler(req, busboy) {
       const fields: [string, string][] = [];
       rawFields.set(req, fields);
       busboy.on('field', (name, value) => fields.push([name, value]));
       req.pipe(busboy);
     },
-  } as multer.Options).any();
+  };
+  const upload = multer(options).any();
   const json = jsonBody(MAX_JSON_BODY_BYTES);
 
   return async function read(req: Request, res: Response): Promise<ApplicationRequest> {
