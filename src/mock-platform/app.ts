@@ -1,5 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
@@ -12,6 +14,7 @@ import { apiTokenStore } from './api-tokens/store.js';
 import { inboundLog } from './calls/inbound.js';
 import { callsRouter } from './calls/routes.js';
 import { callLog } from './calls/store.js';
+import { careersRouter } from './careers/routes.js';
 import { companyStore } from './companies/store.js';
 import { noEvents, type PlatformEvents } from './events.js';
 import { injectFault } from './faults/middleware.js';
@@ -44,7 +47,14 @@ export interface MockPlatformDeps {
   mail?: MailLog;
   /** Largest JSON body the platform's APIs accept. */
   bodyLimitBytes?: number;
+  /** Where the mock is reached from outside; offers' careers URLs are built from it. */
+  publicUrl?: string;
+  /** Where careers-site applications' files are kept. */
+  uploadsDir?: string;
 }
+
+/** Shared by every mock built without an uploads folder of its own (tests that upload nothing). */
+const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
 
 /**
  * The bundled mock of the recruiting platform as an Express app. It never listens: `server.ts`
@@ -52,6 +62,7 @@ export interface MockPlatformDeps {
  *
  *   /api/p/…              partners API (§3.1) and reports API (§3.2) — what partners call
  *   /api/marketplace/…    the recruiter's actions (integrate, tests, send, cancel) as JSON
+ *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history
  *   /                     the sandbox UI (server-rendered forms)
  */
@@ -109,6 +120,19 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.get('/_mock/mail', (_req, res) => {
     res.json({ mail: mail.list() });
   });
+
+  app.use(
+    '/careers/:subdomain',
+    careersRouter({
+      db,
+      clock,
+      mail,
+      events,
+      logger,
+      uploadsDir: deps.uploadsDir ?? DEFAULT_UPLOADS_DIR,
+      publicUrl: deps.publicUrl ?? 'http://127.0.0.1:4000',
+    }),
+  );
 
   app.use('/assets', express.static(SANDBOX_ASSETS_DIR, { index: false, maxAge: '1h' }));
   app.use(

@@ -1,4 +1,6 @@
-import type { Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Dispatcher } from 'undici';
@@ -7,6 +9,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Db } from '../db/open.js';
 import { createLogger, type Logger } from '../http/logger.js';
 import { createMockPlatform } from './app.js';
+import { seedCareers } from './careers/seed.js';
 import { openMockDb } from './db.js';
 import type { PlatformEvents } from './events.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
@@ -23,8 +26,12 @@ export interface MockPlatformOptions {
   dispatcher?: Dispatcher;
   callbackTimeoutMs?: number;
   events?: PlatformEvents;
-  /** Seed the sandbox's companies, members, candidates and API tokens (default true). */
+  /** Seed the sandbox's companies, members, candidates, API tokens and careers site (default true). */
   seed?: boolean;
+  /** Where the mock is reached from outside (a proxy, a tunnel); the listening address by default. */
+  publicUrl?: string;
+  /** Careers applications' files: next to a database file, else a temporary folder removed on close. */
+  uploadsDir?: string;
 }
 
 export interface RunningMockPlatform {
@@ -33,6 +40,8 @@ export interface RunningMockPlatform {
   app: ReturnType<typeof createMockPlatform>;
   db: Db;
   server: Server;
+  /** Where careers applications' files go. */
+  uploadsDir: string;
   close(): Promise<void>;
 }
 
@@ -40,22 +49,22 @@ export interface RunningMockPlatform {
 export async function startMockPlatform(options: MockPlatformOptions = {}): Promise<RunningMockPlatform> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info');
-  const db = openMockDb(options.databasePath ?? ':memory:');
+  const databasePath = options.databasePath ?? ':memory:';
+  const db = openMockDb(databasePath);
   if (options.seed ?? true) {
     seedCompanies(db, clock);
     seedApiTokens(db, clock);
+    seedCareers(db, clock);
   }
-  const app = createMockPlatform({
-    db,
-    clock,
-    logger,
-    dispatcher: options.dispatcher,
-    callbackTimeoutMs: options.callbackTimeoutMs,
-    events: options.events,
-  });
+  // Uploads live next to a database file; an in-memory platform gets a folder that goes with it.
+  const inMemory = databasePath === ':memory:';
+  const uploadsDir =
+    options.uploadsDir ??
+    (inMemory ? mkdtempSync(path.join(tmpdir(), 'mock-platform-')) : path.join(path.dirname(path.resolve(databasePath)), 'mock-uploads'));
 
+  // Listen first: the careers site builds absolute URLs, and with port 0 the port is known only now.
   const host = options.host ?? '127.0.0.1';
-  const server = app.listen(options.port ?? 0, host);
+  const server = createServer();
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
@@ -63,6 +72,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
+      server.listen(options.port ?? 0, host);
     });
   } catch (err) {
     db.close();
@@ -71,6 +81,18 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const app = createMockPlatform({
+    db,
+    clock,
+    logger,
+    dispatcher: options.dispatcher,
+    callbackTimeoutMs: options.callbackTimeoutMs,
+    events: options.events,
+    publicUrl: options.publicUrl ?? url,
+    uploadsDir,
+  });
+  server.on('request', app);
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -82,14 +104,17 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       await closed;
       clearTimeout(grace);
       db.close();
+      if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, close };
+  return { url, app, db, server, uploadsDir, close };
 }
 
 const Env = z.object({
   MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   MOCK_HOST: z.string().min(1).default('127.0.0.1'),
   MOCK_DATABASE_PATH: z.string().min(1).default(':memory:'),
+  MOCK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MOCK_UPLOADS_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -108,6 +133,8 @@ if (isEntryPoint) {
     port: env.data.MOCK_PORT,
     host: env.data.MOCK_HOST,
     databasePath: env.data.MOCK_DATABASE_PATH,
+    publicUrl: env.data.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
+    uploadsDir: env.data.MOCK_UPLOADS_DIR,
     logger,
   });
   logger.info({ url: mock.url, database: env.data.MOCK_DATABASE_PATH }, 'mock platform listening');
