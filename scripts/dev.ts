@@ -63,7 +63,10 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       apiToken: SANDBOX_TOKEN,
       partner: manifest,
     });
-    if (!registered.ok) throw new Error(describeResult(registered, { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id }));
+    if (!registered.ok) {
+      const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
+      throw new Error(describeResult(registered, target));
+    }
 
     // The platform's URL and the secret are what the partner needs to send report updates.
     const config = loadConfig({ ...partnerEnv, PLATFORM_URL: mock.url, PLATFORM_PARTNER_SECRET: registered.partner.secret });
@@ -73,7 +76,14 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     const partnerUrl = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
 
     const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
-    return { partnerUrl, mockUrl: mock.url, codename: dev.data.PARTNER_CODENAME, partnerName: registered.partner.name, integration, close };
+    return {
+      partnerUrl,
+      mockUrl: mock.url,
+      codename: dev.data.PARTNER_CODENAME,
+      partnerName: registered.partner.name,
+      integration,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
@@ -100,7 +110,9 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
   if (res.statusCode < 300) return { ok: true };
   return {
     ok: false,
-    message: `The partner refused the demo token in ${tokenFile} ("${body.error ?? res.statusCode}"). Issue a new one with \`npm run accounts -- token 1\`, write it to that file, and restart.`,
+    message:
+      `The partner refused the demo token in ${tokenFile} ("${body.error ?? res.statusCode}"). ` +
+      'Issue a new one with `npm run accounts -- token 1`, write it to that file, and restart.',
   };
 }
 
@@ -140,7 +152,11 @@ if (isEntryPoint) {
       process.exit(78);
     }
     const e = err as { code?: string; port?: number; message?: string };
-    console.error(e.code === 'EADDRINUSE' ? `Port ${e.port} is in use: set PORT (partner) or MOCK_PORT (mock) to a free one.` : (e.message ?? String(err)));
+    console.error(
+      e.code === 'EADDRINUSE'
+        ? `Port ${e.port} is in use: set PORT (partner) or MOCK_PORT (mock) to a free one.`
+        : (e.message ?? String(err)),
+    );
     process.exit(1);
   }
   console.log(banner(sandbox));

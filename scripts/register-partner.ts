@@ -147,7 +147,10 @@ export async function registerPartner(options: RegisterOptions): Promise<Registe
     }
   } catch (err) {
     const e = err as { code?: string; name?: string; message?: string };
-    const why = e.name === 'TimeoutError' ? `no answer within ${(options.timeoutMs ?? TIMEOUT_MS) / 1000} s` : (e.code ?? e.message ?? String(err));
+    const why =
+      e.name === 'TimeoutError'
+        ? `no answer within ${(options.timeoutMs ?? TIMEOUT_MS) / 1000} s`
+        : (e.code ?? e.message ?? String(err));
     return { ok: false, reason: 'unreachable', message: `Could not reach the platform at ${options.platformUrl} (${why}).` };
   }
 
@@ -197,15 +200,25 @@ export function describeResult(result: RegisterResult, options: Pick<RegisterOpt
   }
   switch (result.reason) {
     case 'unauthorized':
-      return `The platform refused the API token (401: ${result.message}).\nCheck PLATFORM_API_TOKEN, and that it is a token of company ${options.companyId} (PLATFORM_COMPANY_ID).`;
+      return (
+        `The platform refused the API token (401: ${result.message}).\n` +
+        `Check PLATFORM_API_TOKEN, and that it is a token of company ${options.companyId} (PLATFORM_COMPANY_ID).`
+      );
     case 'conflict':
-      return `The codename "${options.codename}" is taken by another company (409: ${result.message}).\nChoose another PARTNER_CODENAME.`;
+      return (
+        `The codename "${options.codename}" is taken by another company (409: ${result.message}).\n` +
+        'Choose another PARTNER_CODENAME.'
+      );
     case 'invalid': {
       const fields = Object.entries(result.fieldErrors ?? {}).map(([field, messages]) => `  - ${field}: ${messages.join('; ')}`);
-      return [`The platform refused the partner record (422): ${result.message}`, ...fields, 'Fix scripts/partner-manifest.json (or PARTNER_CODENAME) and run again.'].join('\n');
+      return [
+        `The platform refused the partner record (422): ${result.message}`,
+        ...fields,
+        'Fix scripts/partner-manifest.json (or PARTNER_CODENAME) and run again.',
+      ].join('\n');
     }
     case 'unreachable':
-      return `${result.message}\nIs PLATFORM_URL right, and is the platform running? (\`npm run mock\` starts the local sandbox.)`;
+      return `${result.message}\nIs PLATFORM_URL right, and is the platform running? (\`npm run mock\` starts the sandbox.)`;
     case 'unexpected':
       return `Unexpected answer from the platform${result.status ? ` (HTTP ${result.status})` : ''}: ${result.message}`;
   }

@@ -123,9 +123,8 @@ if (isEntryPoint) {
   const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
   const env = Env.safeParse(present);
   if (!env.success) {
-    console.error(
-      `Invalid configuration; fix these environment variables:\n${env.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    );
+    const problems = env.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
+    console.error(`Invalid configuration; fix these environment variables:\n${problems.join('\n')}`);
     process.exit(78); // EX_CONFIG
   }
   const logger = createLogger(env.data.LOG_LEVEL);
@@ -139,7 +138,9 @@ if (isEntryPoint) {
   });
   logger.info({ url: mock.url, database: env.data.MOCK_DATABASE_PATH }, 'mock platform listening');
   // The sandbox tokens are public by design (a local tool), so printing them is fine.
-  const tokens = SEED_API_TOKENS.map((t) => `${SEED_COMPANIES.find((c) => c.id === t.companyId)?.name} (company ${t.companyId}): ${t.token}`);
+  const tokens = SEED_API_TOKENS.map(
+    (t) => `${SEED_COMPANIES.find((c) => c.id === t.companyId)?.name} (company ${t.companyId}): ${t.token}`,
+  );
   process.stdout.write(`\nMock platform sandbox: ${mock.url}\nPersonal API tokens:\n  ${tokens.join("\n  ")}\n\n`);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

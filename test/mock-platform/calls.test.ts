@@ -38,7 +38,11 @@ describe('call log', () => {
   it('records refused inbound calls and redacts the partner secret header', async () => {
     await integrate(platform.app, ACME.id, 'skill-check');
     const report = await send(platform.app, 'skill-check');
-    await request(platform.app).patch(`/api/p/skill-check/reports/${report.id}`).set('rt-partner-secret', secret).send({ status: 'sent' }).expect(200);
+    await request(platform.app)
+      .patch(`/api/p/skill-check/reports/${report.id}`)
+      .set('rt-partner-secret', secret)
+      .send({ status: 'sent' })
+      .expect(200);
     await request(platform.app).patch(`/api/p/skill-check/reports/${report.id}`).set('rt-partner-secret', 'wrong').send({}).expect(401);
     const logged = await calls(`?endpoint=reports.update`);
     expect(logged.map((c: { response_status: number }) => c.response_status)).toEqual([200, 401]);

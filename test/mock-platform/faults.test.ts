@@ -34,7 +34,10 @@ describe('fault injection', () => {
   it('a faulted call changes nothing', async () => {
     await arm({ endpoint: 'reports.update', status: 500 }).expect(201);
     await update().expect(500);
-    const list = await request(platform.app).get(`/api/p/skill-check/c/${ACME.id}/candidates/17/reports`).set('rt-partner-secret', secret).expect(200);
+    const list = await request(platform.app)
+      .get(`/api/p/skill-check/c/${ACME.id}/candidates/17/reports`)
+      .set('rt-partner-secret', secret)
+      .expect(200);
     expect(list.body.reports[0].status).toBe('sent');
   });
 

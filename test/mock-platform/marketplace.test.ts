@@ -181,7 +181,15 @@ describe('send (send_candidate)', () => {
       .send({ candidate_id: ADA, test_id: 2, test_name: 'Ruby' })
       .expect(201);
     const report = res.body.report;
-    expect(report).toMatchObject({ status: 'sent', codename: 'skill-check', company_id: ACME.id, candidate_id: ADA, test_id: '2', test_name: 'Ruby', delivery: 'delivered' });
+    expect(report).toMatchObject({
+      status: 'sent',
+      codename: 'skill-check',
+      company_id: ACME.id,
+      candidate_id: ADA,
+      test_id: '2',
+      test_name: 'Ruby',
+      delivery: 'delivered',
+    });
     expect(report.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const sent = partner.received.at(-1)!;
     expect(sent.headers.authorization).toBe('Bearer ptk_customer_token_0001');
@@ -321,7 +329,11 @@ describe('cancel (report.urls.cancel)', () => {
       path: `/reports/${report.id}/cancel`,
       headers: { authorization: 'Bearer ptk_customer_token_0001' },
     });
-    await request(platform.app).patch(`/api/p/skill-check/reports/${report.id}`).set('rt-partner-secret', secret).send({ status: 'canceled' }).expect(200);
+    await request(platform.app)
+      .patch(`/api/p/skill-check/reports/${report.id}`)
+      .set('rt-partner-secret', secret)
+      .send({ status: 'canceled' })
+      .expect(200);
     const again = await request(platform.app).post(`/api/marketplace/c/${ACME.id}/reports/${report.id}/cancel`).expect(409);
     expect(again.body.error).toBe('This report is already canceled');
   });

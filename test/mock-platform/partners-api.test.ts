@@ -43,7 +43,8 @@ describe('partners API: POST creates and updates', () => {
     const { app, clock } = mockPlatform();
     const first = await create(app).expect(201);
     clock.advance(60_000);
-    const second = await create(app, partnerBody(urls, { name: 'Skill Check Pro', description: undefined, inputs: [{ kind: 'phone', required: true }] })).expect(200);
+    const replacement = partnerBody(urls, { name: 'Skill Check Pro', description: undefined, inputs: [{ kind: 'phone', required: true }] });
+    const second = await create(app, replacement).expect(200);
     expect(second.body.partner).toMatchObject({
       name: 'Skill Check Pro',
       inputs: [{ kind: 'phone', required: true }],

@@ -85,7 +85,11 @@ describe('sandbox UI', () => {
   });
 
   it('adding a candidate leads to their page', async () => {
-    const posted = await request(platform.app).post(`/companies/${ACME.id}/candidates`).type('form').send({ name: 'Katherine Johnson', email: 'kj@example.com' }).expect(303);
+    const posted = await request(platform.app)
+      .post(`/companies/${ACME.id}/candidates`)
+      .type('form')
+      .send({ name: 'Katherine Johnson', email: 'kj@example.com' })
+      .expect(303);
     expect(posted.headers.location).toMatch(/^\/companies\/1\/candidates\/\d+\?flash=/);
     const page = await request(platform.app).get(posted.headers.location as string).expect(200);
     expect(page.text).toContain('Katherine Johnson was added.');

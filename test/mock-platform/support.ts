@@ -56,7 +56,8 @@ export async function stubPartner() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const r: ReceivedRequest = { method: req.method!, path: req.url!, headers: req.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+      const body = text ? (JSON.parse(text) as unknown) : undefined;
+      const r: ReceivedRequest = { method: req.method!, path: req.url!, headers: req.headers, body };
       received.push(r);
       const handler = handlers.get(r.path) ?? ((_r, response) => json(response, 200, r.path === '/tests' ? [] : {}));
       handler(r, res);

@@ -68,37 +68,35 @@ type Row = Omit<Call, 'request_headers'> & { request_headers: string };
 export type CallLog = ReturnType<typeof callLog>;
 
 export function callLog(db: Db, clock: Clock) {
-  const insert = db.prepare<
-    [string, string, string, string, string | null, number | null, string | null, string, string | null, number | null, string | null, string | null, string | null, string | null, number, string],
-    { id: number }
-  >(
+  const insert = db.prepare<Record<string, string | number | null>, { id: number }>(
     `INSERT INTO calls (direction, endpoint, method, url, codename, company_id, report_id, request_headers, request_body,
         response_status, response_body, error, outcome, fault, duration_ms, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+     VALUES (@direction, @endpoint, @method, @url, @codename, @companyId, @reportId, @requestHeaders, @requestBody,
+        @responseStatus, @responseBody, @error, @outcome, @fault, @durationMs, @createdAt) RETURNING id`,
   );
   const byId = db.prepare<[number], Row>('SELECT * FROM calls WHERE id = ?');
   const clear = db.prepare('DELETE FROM calls');
 
   return {
     record(call: NewCall): number {
-      return insert.get(
-        call.direction,
-        call.endpoint,
-        call.method,
-        call.url,
-        call.codename ?? null,
-        call.companyId ?? null,
-        call.reportId ?? null,
-        JSON.stringify(call.requestHeaders),
-        cut(call.requestBody),
-        call.responseStatus ?? null,
-        cut(call.responseBody),
-        call.error ?? null,
-        call.outcome ?? null,
-        call.fault ?? null,
-        Math.round(call.durationMs),
-        isoAt(clock.now()),
-      )!.id;
+      return insert.get({
+        direction: call.direction,
+        endpoint: call.endpoint,
+        method: call.method,
+        url: call.url,
+        codename: call.codename ?? null,
+        companyId: call.companyId ?? null,
+        reportId: call.reportId ?? null,
+        requestHeaders: JSON.stringify(call.requestHeaders),
+        requestBody: cut(call.requestBody),
+        responseStatus: call.responseStatus ?? null,
+        responseBody: cut(call.responseBody),
+        error: call.error ?? null,
+        outcome: call.outcome ?? null,
+        fault: call.fault ?? null,
+        durationMs: Math.round(call.durationMs),
+        createdAt: isoAt(clock.now()),
+      })!.id;
     },
 
     find(id: number): Call | undefined {

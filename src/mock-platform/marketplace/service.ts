@@ -65,7 +65,11 @@ export function marketplace(deps: {
   };
 
   return {
-    async integrate(companyId: number, codename: string, token: string): Promise<ActionResult<{ integration: Integration; created: boolean }>> {
+    async integrate(
+      companyId: number,
+      codename: string,
+      token: string,
+    ): Promise<ActionResult<{ integration: Integration; created: boolean }>> {
       company(companyId);
       const p = partner(codename);
       const body: z.input<typeof ValidateTokenBody> = { company_id: companyId };

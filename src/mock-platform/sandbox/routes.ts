@@ -44,7 +44,8 @@ const KIND_LABELS: Record<string, string> = {
 };
 
 const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
-const formInt = z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+/** A number typed in a form field; an empty field is absent. */
+const formInt = z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional());
 
 const IntegrateForm = z.object({ codename: Codename, token: z.string().trim().min(1, 'is required').max(500) });
 const DisconnectForm = z.object({ codename: Codename });
@@ -73,10 +74,10 @@ const ApiTokenForm = z.object({
 });
 const FaultForm = z.object({
   endpoint: z.string().max(100),
-  status: formInt.optional(),
-  delay_ms: formInt.optional(),
+  status: formInt,
+  delay_ms: formInt,
   drop: z.literal('on').optional(),
-  times: formInt.optional(),
+  times: formInt,
 });
 
 /**
@@ -286,7 +287,12 @@ export function sandboxRouter(deps: SandboxDeps): Router {
   router.post(
     '/companies/:companyId/reports/:reportId/cancel',
     act(
-      (req) => `/companies/${param(req, 'companyId')}${typeof req.body?.candidate_id === 'string' && /^\d+$/.test(req.body.candidate_id) ? `/candidates/${req.body.candidate_id}` : ''}`,
+      // Back to the candidate's page the button was on, else the company's.
+      (req) => {
+        const candidateId = (req.body as { candidate_id?: unknown } | undefined)?.candidate_id;
+        const candidatePage = typeof candidateId === 'string' && /^[1-9]\d{0,15}$/.test(candidateId) ? `/candidates/${candidateId}` : '';
+        return `/companies/${param(req, 'companyId')}${candidatePage}`;
+      },
       async (req) => {
         const company = companyOf(req);
         const reportId = ReportId.safeParse(param(req, 'reportId'));
@@ -408,7 +414,8 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     const known = err instanceof AppError;
     if (!known) deps.logger.error({ err, path: req.path }, 'sandbox page failed');
     const status = known ? err.status : 500;
-    render(req, res, './error', { title: 'Error', status, message: known ? err.message : 'Something went wrong; see the mock’s log.' }, status);
+    const message = known ? err.message : 'Something went wrong; see the mock’s log.';
+    render(req, res, './error', { title: 'Error', status, message }, status);
   };
   router.use(pageErrors);
 
