@@ -1,13 +1,14 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { accountStore } from './accounts/store.js';
-import { callbacksRouter } from './callbacks/routes.js';
+import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/open.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import type { Logger } from './http/logger.js';
 import { requestLog } from './http/request-log.js';
+import { helmetHeaders } from './http/security-headers.js';
 import { invitationStore } from './invitations/store.js';
 import type { Provider } from './provider/types.js';
 
@@ -29,25 +30,27 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
-  app.use(helmet());
+  const securityHeaders = helmetHeaders();
+
   app.use(requestLog(logger));
+
+  // The platform's callbacks come first and set helmet's headers themselves, in one write.
+  registerCallbacks(app, '/callbacks', {
+    accounts: accountStore(db, clock),
+    invitations: invitationStore(db, clock),
+    provider,
+    bodyLimitBytes: config.bodyLimitBytes,
+    securityHeaders,
+    onInvitationCreated: deps.onInvitationCreated,
+  });
+
+  app.use(helmet());
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
 
-  app.use(
-    '/callbacks',
-    callbacksRouter({
-      accounts: accountStore(db, clock),
-      invitations: invitationStore(db, clock),
-      provider,
-      bodyLimitBytes: config.bodyLimitBytes,
-      onInvitationCreated: deps.onInvitationCreated,
-    }),
-  );
-
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, securityHeaders));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { isoAt } from '../clock.js';
 import type { Db } from '../db/open.js';
+import { readCache } from '../db/read-cache.js';
 import { issueToken, parseToken, tokenMatches } from './tokens.js';
 
 export interface Account {
@@ -51,6 +52,17 @@ export function accountStore(db: Db, clock: Clock) {
   );
   const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
 
+  // Every callback authenticates; tokens already seen skip the parse, hash and query. Any write to
+  // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see db/read-cache.ts.
+  const authenticated = readCache<string, Account>(db, { max: 10_000 });
+  const lookupToken = (token: string): Account | undefined => {
+    const parsed = parseToken(token);
+    if (!parsed) return undefined;
+    const row = tokenByLookup.get(parsed.lookup);
+    if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
+    return Object.freeze({ id: row.id, name: row.name, companyId: row.company_id });
+  };
+
   const issueFor = (accountId: number): string => {
     const issued = issueToken();
     insertToken.run(accountId, issued.lookup, issued.digest, isoAt(clock.now()));
@@ -60,11 +72,7 @@ export function accountStore(db: Db, clock: Clock) {
   return {
     /** The account a presented token belongs to; undefined for malformed, unknown or revoked tokens. */
     authenticate(token: string): Account | undefined {
-      const parsed = parseToken(token);
-      if (!parsed) return undefined;
-      const row = tokenByLookup.get(parsed.lookup);
-      if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
-      return { id: row.id, name: row.name, companyId: row.company_id };
+      return authenticated.get(token, lookupToken);
     },
 
     /**

@@ -10,7 +10,7 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => next(notFou
  * (from any `express.json()` a fork adds) are mapped by their `status`; anything else is a bug:
  * logged with its stack, answered 500 with a generic message.
  */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, securityHeaders: readonly string[]): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     let status: number;
@@ -26,6 +26,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       body = { error: 'Internal Server Error' };
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     }
+    // Errors can come from routes that skipped the helmet middleware (the callbacks).
+    for (let i = 0; i < securityHeaders.length; i += 2) res.setHeader(securityHeaders[i]!, securityHeaders[i + 1]!);
     // A body we refused to read may still be arriving: close the connection after answering.
     if (status === 413) res.set('Connection', 'close');
     res.status(status).json(body);

@@ -8,7 +8,7 @@ import type { Account } from '../accounts/store.js';
  */
 export interface Provider {
   /** The tests this customer account may send, in the order the platform should show them. */
-  listTests(account: Account): Promise<ProviderTest[]>;
+  listTests(account: Account): Promise<readonly ProviderTest[]>;
 
   /** One test by the id the platform sends back, always as a string; undefined when unknown. */
   findTest(account: Account, testId: string): Promise<ProviderTest | undefined>;

@@ -87,6 +87,22 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
     expect(res.headers['strict-transport-security']).toBeDefined();
   });
 
+  it('when a callback answers, success or error, then it carries the same helmet headers as every other route', async () => {
+    const reference = (await request(h.app).get('/healthz')).headers;
+    const securityHeaders = Object.keys(reference).filter((k) =>
+      /^(content-security-policy|strict-transport-security|x-|cross-origin|referrer-policy|origin-agent-cluster)/.test(k),
+    );
+    expect(securityHeaders.length).toBeGreaterThan(8);
+    for (const res of [
+      await request(h.app).get('/callbacks/tests').set(bearer(c.token)),
+      await request(h.app).get('/callbacks/tests'),
+      await post('/callbacks/send_candidate').send({}),
+    ]) {
+      for (const name of securityHeaders) expect(res.headers[name], `${name} on ${res.status}`).toBe(reference[name]);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
   it('when JSON is sent with a +json media type, then it is accepted', async () => {
     const res = await post('/callbacks/send_candidate')
       .set('content-type', 'application/vnd.api+json')

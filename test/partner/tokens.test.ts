@@ -1,8 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { accountStore } from '../../src/accounts/store.js';
 import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/accounts/tokens.js';
-import { partnerHarness } from '../support/partner.js';
+import { systemClock } from '../../src/clock.js';
+import { openDb } from '../../src/db/open.js';
+import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { bearer, partnerHarness } from '../support/partner.js';
 
 describe('customer tokens', () => {
   it('when a token is issued, then it has the prefix, at least 160 random bits and a valid checksum', () => {
@@ -57,6 +62,38 @@ describe('customer tokens', () => {
       expect(h.accounts.revokeTokens(c.accountId)).toBe(2);
       expect(h.accounts.authenticate(c.token)).toBeUndefined();
       expect(h.accounts.authenticate(second)).toBeUndefined();
+    } finally {
+      h.close();
+    }
+  });
+});
+
+describe('changes made by another process while the server runs', () => {
+  it('when the CLI revokes a token the server has just accepted, then the very next call is refused', async () => {
+    const h = partnerHarness();
+    try {
+      const c = h.customer('Acme', ['JS'], 3);
+      expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).status).toBe(200);
+      // Another connection, as the accounts CLI in its own process has.
+      const other = openDb(h.dbFile);
+      accountStore(other, systemClock).revokeTokens(c.accountId);
+      other.close();
+      expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).status).toBe(401);
+    } finally {
+      h.close();
+    }
+  });
+
+  it('when tests are added to a catalog the server has listed, then the next listing shows them', async () => {
+    const h = partnerHarness();
+    try {
+      const c = h.customer('Acme', ['JS'], 3);
+      expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).body).toHaveLength(1);
+      const other = openDb(h.dbFile);
+      addDemoTests(other, systemClock, c.accountId, ['Go']);
+      other.close();
+      const res = await request(h.app).get('/callbacks/tests').set(bearer(c.token));
+      expect(res.body.map((t: { name: string }) => t.name)).toEqual(['JS', 'Go']);
     } finally {
       h.close();
     }

@@ -1,5 +1,6 @@
 import type { Account } from '../../accounts/store.js';
 import type { Db } from '../../db/open.js';
+import { readCache } from '../../db/read-cache.js';
 import type { InvitationToStart, Provider, ProviderTest } from '../types.js';
 
 /**
@@ -9,17 +10,19 @@ import type { InvitationToStart, Provider, ProviderTest } from '../types.js';
  */
 export function demoProvider(db: Db, options: { candidateUrl: (reportId: string) => string }): Provider {
   const testsOf = db.prepare<[number], ProviderTest>('SELECT id, name FROM tests WHERE account_id = ? ORDER BY id');
-  const testOf = db.prepare<[number, number], ProviderTest>('SELECT id, name FROM tests WHERE id = ? AND account_id = ?');
+  // The platform lists tests before every send and catalogs change rarely; any write to the tests
+  // table empties the cache (db/read-cache.ts).
+  const catalog = readCache<number, readonly ProviderTest[]>(db, { max: 10_000 });
+  const testsOfAccount = (account: Account) => catalog.get(account.id, (id) => Object.freeze(testsOf.all(id)))!;
 
   return {
     async listTests(account: Account) {
-      return testsOf.all(account.id);
+      return testsOfAccount(account);
     },
 
     async findTest(account: Account, testId: string) {
-      // Ids are listed as numbers and come back as strings: only a canonical decimal can match.
-      if (!/^[1-9]\d{0,15}$/.test(testId)) return undefined;
-      return testOf.get(Number(testId), account.id);
+      // Ids are listed as numbers and come back as strings: compare as strings.
+      return testsOfAccount(account).find((test) => String(test.id) === testId);
     },
 
     async startInvitation(invitation: InvitationToStart) {

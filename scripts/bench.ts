@@ -1,0 +1,310 @@
+/**
+ * `npm run bench`: the partner server against the bare node:http baseline in ../shared/bench/,
+ * side by side in one run, on the same data (1,000 accounts × 20 tests, bound to companies).
+ *
+ * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and a
+ * paced 1,000 req/s load (latency under ordinary traffic). Servers are pinned to one core and
+ * this process (the load generator) to the other when `taskset` works. Several rounds, medians
+ * quoted; ratios are partner / baseline from this run, the only figures that mean anything on a
+ * noisy machine.
+ *
+ * Options (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_SKIP_BUILD=1, BENCH_JSON=<file>,
+ * BENCH_CALLBACKS=tests,send_candidate (a subset), BENCH_PARTNER_ENV="LOG_LEVEL=warn …" (extra
+ * environment for the partner server, to measure a configuration).
+ */
+import autocannon from 'autocannon';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { accountStore } from '../src/accounts/store.js';
+import { systemClock } from '../src/clock.js';
+import { openDb } from '../src/db/open.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BASELINE = path.resolve(ROOT, '../shared/bench/baseline-server.mjs');
+const ACCOUNTS = 1000;
+const TESTS_PER_ACCOUNT = 20;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
+const PACED_RATE = 1000;
+
+interface Customer {
+  token: string;
+  company_id: number;
+  tests: { id: number; name: string }[];
+}
+interface Target {
+  name: 'baseline' | 'partner';
+  url: string;
+  pid: number;
+  prefix: string;
+  customers: Customer[];
+}
+interface Sample {
+  /** Server CPU time (user + system) per answered request, in microseconds. */
+  cpuUs: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  unexpected: number;
+}
+
+const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const pinned = (core: number, cmd: string, args: string[]): [string, string[]] =>
+  canPin ? ['taskset', ['-c', String(core), cmd, ...args]] : [cmd, args];
+
+async function main() {
+  if (!existsSync(BASELINE)) throw new Error(`Baseline not found at ${BASELINE}`);
+  if (canPin) execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+  if (!process.env.BENCH_SKIP_BUILD) {
+    console.log('building…');
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-bench-'));
+  const children: ChildProcess[] = [];
+  try {
+    const baselineTokens = path.join(dir, 'baseline-tokens.json');
+    const baseline = await startServer(
+      'baseline',
+      pinned(1, process.execPath, [BASELINE, '--port', String(await freePort()), '--db', path.join(dir, 'baseline.db'), '--seed', `${ACCOUNTS}x${TESTS_PER_ACCOUNT}`, '--tokens-out', baselineTokens]),
+      {},
+      children,
+    );
+    const partnerDb = path.join(dir, 'partner.db');
+    const partnerCustomers = seedPartner(partnerDb);
+    const partnerPort = await freePort();
+    const partner = await startServer(
+      'partner',
+      pinned(1, process.execPath, [path.join(ROOT, 'dist/src/server.js')]),
+      {
+        PORT: String(partnerPort),
+        DATABASE_PATH: partnerDb,
+        NODE_ENV: 'production',
+        ...Object.fromEntries((process.env.BENCH_PARTNER_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2))),
+      },
+      children,
+      partnerPort,
+    );
+    const targets: Target[] = [
+      { name: 'baseline', ...baseline, prefix: '', customers: JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[] },
+      { name: 'partner', ...partner, prefix: '/callbacks', customers: partnerCustomers },
+    ];
+    console.log(`servers up (pinned: ${canPin ? 'yes, servers on core 1, load on core 0' : 'no'}); ${ROUNDS} rounds × ${SECONDS}s each\n`);
+
+    const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
+    const only = process.env.BENCH_CALLBACKS?.split(',');
+    for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
+      results[callback.name] = { baseline: { load: [], paced: [] }, partner: { load: [], paced: [] } };
+      for (const t of targets) await run(t, callback, { connections: CONNECTIONS, duration: 1 }); // warm-up
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate the order so neither server always runs on a warmer machine.
+        const order = round % 2 === 0 ? targets : [...targets].reverse();
+        for (const t of order) {
+          results[callback.name]![t.name]!.load.push(await run(t, callback, { connections: CONNECTIONS, duration: SECONDS }));
+          results[callback.name]![t.name]!.paced.push(await run(t, callback, { connections: 10, duration: SECONDS, overallRate: PACED_RATE }));
+        }
+      }
+      printCallback(callback.name, results[callback.name]!);
+    }
+    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The baseline prints the port it was given, so it gets a free one rather than 0. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.once('error', reject);
+  });
+}
+
+/** The partner's database with the baseline's shape of data: accounts bound to companies 1…N. */
+function seedPartner(file: string): Customer[] {
+  const db = openDb(file);
+  const accounts = accountStore(db, systemClock);
+  const addTest = db.prepare<[number, string, string], { id: number }>('INSERT INTO tests (account_id, name, created_at) VALUES (?, ?, ?) RETURNING id');
+  const customers: Customer[] = [];
+  db.transaction(() => {
+    for (let a = 1; a <= ACCOUNTS; a++) {
+      const { account, token } = accounts.create(`Account ${a}`);
+      accounts.bindCompany(account, a);
+      const tests = [];
+      for (let t = 1; t <= TESTS_PER_ACCOUNT; t++) {
+        const name = `Test ${(a - 1) * TESTS_PER_ACCOUNT + t}`;
+        tests.push({ id: addTest.get(account.id, name, new Date().toISOString())!.id, name });
+      }
+      customers.push({ token, company_id: a, tests });
+    }
+  })();
+  db.close();
+  return customers;
+}
+
+function startServer(
+  name: string,
+  [cmd, args]: [string, string[]],
+  env: Record<string, string>,
+  children: ChildProcess[],
+  healthzPort?: number,
+): Promise<{ url: string; pid: number }> {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const ready = (port: number | string) => {
+      // Keep draining the logs (a full pipe would stall the server) without keeping them.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      clearInterval(poll);
+      resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid! });
+    };
+    const onData = (d: Buffer) => {
+      output += d;
+      const port = /listening (\d+)/.exec(output)?.[1]; // the baseline's "listening <port>"
+      if (port && healthzPort === undefined) ready(port);
+    };
+    // The partner logs nothing at quieter log levels: ask /healthz instead.
+    const poll = setInterval(() => {
+      if (healthzPort === undefined) return;
+      fetch(`http://127.0.0.1:${healthzPort}/healthz`).then(
+        (r) => r.ok && ready(healthzPort),
+        () => undefined,
+      );
+    }, 100);
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d) => (output += d));
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+interface Callback {
+  name: string;
+  expected: number;
+  request(customer: Customer, prefix: string): { method: 'GET' | 'POST'; path: string; body?: string; headers: Record<string, string> };
+}
+
+const CALLBACKS: Callback[] = [
+  {
+    name: 'validate_token',
+    expected: 200,
+    request: (c, prefix) => ({
+      method: 'POST',
+      path: `${prefix}/validate_token`,
+      body: JSON.stringify({ company_id: c.company_id }),
+      headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+    }),
+  },
+  {
+    name: 'tests',
+    expected: 200,
+    request: (c, prefix) => ({ method: 'GET', path: `${prefix}/tests`, headers: { authorization: `Bearer ${c.token}` } }),
+  },
+  {
+    name: 'send_candidate',
+    expected: 201,
+    request: (c, prefix) => {
+      const test = c.tests[Math.floor(Math.random() * c.tests.length)]!;
+      return {
+        method: 'POST',
+        path: `${prefix}/send_candidate`,
+        body: JSON.stringify({
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          email: 'ada@example.com',
+          candidate_id: 17,
+          company_id: c.company_id,
+          report_id: randomUUID(),
+          test_id: String(test.id),
+          test_name: test.name,
+        }),
+        headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+      };
+    },
+  },
+];
+
+async function run(target: Target, callback: Callback, opts: { connections: number; duration: number; overallRate?: number }): Promise<Sample> {
+  let i = 0;
+  const cpuBefore = cpuTimeUs(target.pid);
+  const result = await autocannon({
+    url: target.url,
+    connections: opts.connections,
+    duration: opts.duration,
+    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
+    requests: [
+      {
+        // A different customer (token) on every request, fresh report ids for send_candidate.
+        setupRequest: (req) => {
+          const customer = target.customers[i++ % target.customers.length]!;
+          return { ...req, ...callback.request(customer, target.prefix) };
+        },
+      },
+    ],
+  });
+  const ok = (result.statusCodeStats as Record<string, { count: number }>)[String(callback.expected)]?.count ?? 0;
+  return {
+    cpuUs: (cpuTimeUs(target.pid) - cpuBefore) / Math.max(1, result.requests.total),
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    unexpected: result.requests.total - ok,
+  };
+}
+
+/**
+ * CPU time a process has used, from /proc (Linux). Per request, it is a steadier measure than
+ * req/s on a machine with other work on it: other processes take wall time, not this one's CPU.
+ */
+function cpuTimeUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, after the command name
+    return (ticks * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function printCallback(name: string, r: Record<string, { load: Sample[]; paced: Sample[] }>) {
+  const b = r.baseline!;
+  const p = r.partner!;
+  const row = (label: string, s: Sample[]) =>
+    `  ${label.padEnd(9)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
+    (s.some((x) => x.errors || x.unexpected) ? `   (${s.reduce((n, x) => n + x.errors + x.unexpected, 0)} errors/unexpected statuses)` : '');
+  console.log(`${name} — ${CONNECTIONS} connections`);
+  console.log(row('baseline', b.load));
+  console.log(row('partner', p.load));
+  const rpsRatio = median(p.load.map((x) => x.rps)) / median(b.load.map((x) => x.rps));
+  const cpuRatio = median(b.load.map((x) => x.cpuUs)) / median(p.load.map((x) => x.cpuUs));
+  console.log(`  ratio     ${rpsRatio.toFixed(2)}× of baseline throughput; ${cpuRatio.toFixed(2)}× by CPU time per request`);
+  console.log(`${name} — paced ${PACED_RATE} req/s`);
+  console.log(row('baseline', b.paced));
+  console.log(row('partner', p.paced));
+  console.log('');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
