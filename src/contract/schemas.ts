@@ -99,7 +99,11 @@ export const PartnerRequest = z.object({
   name: z.string().trim().min(1, 'is required').max(100),
   description: z.string().max(2000).optional(),
   urls: PartnerUrls,
-  inputs: z.array(PartnerInput).max(20).optional(),
+  inputs: z
+    .array(PartnerInput)
+    .max(20)
+    .refine((inputs) => new Set(inputs.map((i) => i.name ?? i.kind)).size === inputs.length, 'must not name an input twice')
+    .optional(),
 });
 export type PartnerRequest = z.infer<typeof PartnerRequest>;
 
@@ -125,7 +129,9 @@ export const ReportUpdate = z
     completed_at: z.iso.datetime({ offset: false }).nullable(),
     subtitle: z.string().max(500).nullable(),
     properties: z.array(ReportProperty).max(50),
-    urls: z.looseObject({ cancel: httpUrl.optional(), show: httpUrl.optional() }),
+    // Known keys: `cancel` [public docs] and `show` [kit decision]; others are allowed but must be
+    // short snake_case names of absolute URLs, so a stored report's urls stay a map of strings.
+    urls: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a snake_case key'), httpUrl),
   })
   .partial();
 export type ReportUpdate = z.infer<typeof ReportUpdate>;
