@@ -25,15 +25,21 @@ export const REDACTED_PATHS = [
   '*.headers.cookie',
 ];
 
+const common = {
+  base: undefined,
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label: string) => ({ level: label }) },
+};
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    destination,
-  );
+  return pino({ ...common, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+}
+
+/**
+ * The access log: one line per request with a fixed set of fields (method, path, status, duration)
+ * that never carry credentials, so it skips redaction, which would cost more than the line itself.
+ * Same destination and format as the main log.
+ */
+export function createAccessLogger(level: string, destination?: DestinationStream): Logger {
+  return pino({ ...common, level }, destination);
 }
