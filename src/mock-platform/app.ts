@@ -15,8 +15,11 @@ import { inboundLog } from './calls/inbound.js';
 import { callsRouter } from './calls/routes.js';
 import { callLog } from './calls/store.js';
 import { careersRouter } from './careers/routes.js';
+import { offerActions } from './companies/offers.js';
+import { pipeline as createPipeline } from './companies/pipeline.js';
+import { pipelineRouter } from './companies/routes.js';
 import { companyStore } from './companies/store.js';
-import { noEvents, type PlatformEvents } from './events.js';
+import type { PlatformEvents } from './events.js';
 import { injectFault } from './faults/middleware.js';
 import { faultsRouter } from './faults/routes.js';
 import { faultStore } from './faults/store.js';
@@ -31,6 +34,8 @@ import { reportsRouter } from './reports/routes.js';
 import { reportStore } from './reports/store.js';
 import { sandboxRouter } from './sandbox/routes.js';
 import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
+import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
+import { webhooksRouter } from './webhooks/routes.js';
 import { helmetHeaders } from '../http/security-headers.js';
 
 export interface MockPlatformDeps {
@@ -42,7 +47,12 @@ export interface MockPlatformDeps {
   dispatcher?: Dispatcher;
   /** How long each partner callback may take (platform-contract.md §4). */
   callbackTimeoutMs?: number;
-  /** Where state changes become webhook events; none by default. */
+  /**
+   * The platform's webhooks (configurations, events, the delivery worker). Whoever runs the app
+   * builds it to start or drive its worker; an app built without one gets a worker nobody runs.
+   */
+  webhooks?: MockWebhooks;
+  /** Also told about every event (besides the webhooks), e.g. by tests that record them. */
   events?: PlatformEvents;
   mail?: MailLog;
   /** Largest JSON body the platform's APIs accept. */
@@ -62,6 +72,8 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *
  *   /api/p/…              partners API (§3.1) and reports API (§3.2) — what partners call
  *   /api/marketplace/…    the recruiter's actions (integrate, tests, send, cancel) as JSON
+ *   /api/pipeline/…       candidates and offers: assign, move, disqualify, delete, publish (webhook events)
+ *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history
  *   /                     the sandbox UI (server-rendered forms)
@@ -69,8 +81,19 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
 export function createMockPlatform(deps: MockPlatformDeps): Express {
   const { db, clock, logger } = deps;
   const bodyLimitBytes = deps.bodyLimitBytes ?? 256 * 1024;
-  const events = deps.events ?? noEvents;
   const mail = deps.mail ?? mailLog(db, clock);
+  const webhooks = deps.webhooks ?? mockWebhooks({ db, clock, logger, mail, dispatcher: deps.dispatcher });
+  const observer = deps.events;
+  const events: PlatformEvents = observer
+    ? {
+        emit(...args) {
+          webhooks.events.emit(...args);
+          observer.emit(...args);
+        },
+      }
+    : webhooks.events;
+  const pipeline = createPipeline(db, clock, events);
+  const offers = offerActions(db, clock, events);
 
   const companies = companyStore(db, clock);
   const tokens = apiTokenStore(db, clock);
@@ -114,6 +137,17 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     '/api/marketplace',
     marketplaceRouter({ marketplace, companies, partners, integrations, reports, bodyLimitBytes }),
   );
+  app.use('/api/pipeline', pipelineRouter({ pipeline, offers, companies, bodyLimitBytes }));
+  app.use(
+    '/api/webhooks',
+    webhooksRouter({
+      configurations: webhooks.configurations,
+      store: webhooks.store,
+      companies,
+      bodyLimitBytes,
+      kick: webhooks.kick,
+    }),
+  );
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
   app.use('/_mock/calls', callsRouter(calls));
@@ -136,7 +170,21 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
 
   app.use('/assets', express.static(SANDBOX_ASSETS_DIR, { index: false, maxAge: '1h' }));
   app.use(
-    sandboxRouter({ companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace, events, logger }),
+    sandboxRouter({
+      companies,
+      partners,
+      integrations,
+      reports,
+      tokens,
+      calls,
+      faults,
+      mail,
+      marketplace,
+      pipeline,
+      offers,
+      webhooks,
+      logger,
+    }),
   );
 
   app.use(notFoundHandler);

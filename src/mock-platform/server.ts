@@ -10,9 +10,12 @@ import type { Db } from '../db/open.js';
 import { createLogger, type Logger } from '../http/logger.js';
 import { createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
+import { seedPlacements } from './companies/seed-placements.js';
 import { openMockDb } from './db.js';
 import type { PlatformEvents } from './events.js';
+import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
+import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -26,6 +29,11 @@ export interface MockPlatformOptions {
   dispatcher?: Dispatcher;
   callbackTimeoutMs?: number;
   events?: PlatformEvents;
+  /** Webhook requests' timeout (10 s) and the rate limit's random draw; for tests. */
+  webhookTimeoutMs?: number;
+  random?: () => number;
+  /** Run the webhook worker (every second and after each event); default true. Tests that drive it leave it off. */
+  webhookWorker?: boolean;
   /** Seed the sandbox's companies, members, candidates, API tokens and careers site (default true). */
   seed?: boolean;
   /** Where the mock is reached from outside (a proxy, a tunnel); the listening address by default. */
@@ -40,6 +48,8 @@ export interface RunningMockPlatform {
   app: ReturnType<typeof createMockPlatform>;
   db: Db;
   server: Server;
+  /** The webhooks: its `deliverer.runOnce()` sends what is due now. */
+  webhooks: MockWebhooks;
   /** Where careers applications' files go. */
   uploadsDir: string;
   close(): Promise<void>;
@@ -55,6 +65,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     seedCompanies(db, clock);
     seedApiTokens(db, clock);
     seedCareers(db, clock);
+    seedPlacements(db, clock);
   }
   // Uploads live next to a database file; an in-memory platform gets a folder that goes with it.
   const inMemory = databasePath === ':memory:';
@@ -82,10 +93,22 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  const mail = mailLog(db, clock);
+  const webhooks = mockWebhooks({
+    db,
+    clock,
+    logger,
+    mail,
+    dispatcher: options.dispatcher,
+    timeoutMs: options.webhookTimeoutMs,
+    random: options.random,
+  });
   const app = createMockPlatform({
     db,
     clock,
     logger,
+    mail,
+    webhooks,
     dispatcher: options.dispatcher,
     callbackTimeoutMs: options.callbackTimeoutMs,
     events: options.events,
@@ -93,6 +116,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     uploadsDir,
   });
   server.on('request', app);
+  if (options.webhookWorker ?? true) webhooks.start();
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -103,10 +127,11 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       const grace = setTimeout(() => server.closeAllConnections(), 5_000);
       await closed;
       clearTimeout(grace);
+      await webhooks.stop();
       db.close();
       if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, uploadsDir, close };
+  return { url, app, db, server, webhooks, uploadsDir, close };
 }
 
 const Env = z.object({

@@ -11,7 +11,8 @@ import type { ApiTokenStore } from '../api-tokens/store.js';
 import { CallQuery } from '../calls/routes.js';
 import type { CallLog } from '../calls/store.js';
 import type { CompanyStore } from '../companies/store.js';
-import type { PlatformEvents } from '../events.js';
+import type { OfferActions } from '../companies/offers.js';
+import type { Pipeline } from '../companies/pipeline.js';
 import { faultSpecSchema } from '../faults/routes.js';
 import { describeFault, type FaultStore } from '../faults/store.js';
 import type { MailLog } from '../mail.js';
@@ -19,8 +20,13 @@ import { toJson as integrationJson, type IntegrationStore } from '../marketplace
 import type { Marketplace } from '../marketplace/service.js';
 import type { PartnerStore, StoredPartner } from '../partners/store.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';
+import type { MockWebhooks } from '../webhooks/index.js';
 import { flashes, type Flash } from './flash.js';
+import type { PageKit } from './page-kit.js';
+import { pretty } from './pretty.js';
+import { registerPipelinePages } from './pipeline.js';
 import { views } from './views.js';
+import { registerWebhookPages } from './webhooks.js';
 import { idParam, param } from '../path-params.js';
 
 export interface SandboxDeps {
@@ -33,7 +39,9 @@ export interface SandboxDeps {
   faults: FaultStore;
   mail: MailLog;
   marketplace: Marketplace;
-  events: PlatformEvents;
+  pipeline: Pipeline;
+  offers: OfferActions;
+  webhooks: MockWebhooks;
   logger: Logger;
 }
 
@@ -67,6 +75,7 @@ const CandidateForm = z.object({
   name: z.string().trim().min(1, 'is required').max(200),
   email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
   phone: z.preprocess(emptyToUndefined, z.string().trim().max(100).optional()),
+  offer_id: formInt,
 });
 const ApiTokenForm = z.object({
   company_id: formInt.pipe(z.number().positive()),
@@ -133,6 +142,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     return company;
   };
   const partnerNames = () => new Map(partners.list().map((p) => [p.codename, p.name]));
+  const kit: PageKit = { render, act, companyOf };
 
   // Browsers ask for it on every page; an empty answer keeps the console and the request log quiet.
   router.get('/favicon.ico', (_req, res) => {
@@ -163,6 +173,8 @@ export function sandboxRouter(deps: SandboxDeps): Router {
         candidate: c,
         badges: reports.ofCandidate(company.id, c.id).map((r) => badge(r, names)),
       })),
+      offers: deps.offers.list(company.id),
+      tags: deps.offers.tags(company.id),
     });
   });
 
@@ -201,24 +213,15 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       async (req) => {
         const company = companyOf(req);
         const input = parseOr422(CandidateForm, req.body);
-        const candidate = companies.addCandidate(company.id, { name: input.name, email: input.email, phone: input.phone ?? null });
-        deps.events.emit(company.id, 'new_candidate', 'manual', {
-          candidate: {
-            id: candidate.id,
-            name: candidate.name,
-            emails: [candidate.email],
-            phones: candidate.phone ? [candidate.phone] : [],
-            photo_thumb_url: candidate.photoThumbUrl,
-            source: candidate.source,
-            created_at: candidate.createdAt,
-            updated_at: candidate.updatedAt,
-          },
-          company: { id: company.id, name: company.name },
-          offers: [],
+        const candidateId = deps.pipeline.addCandidate(company.id, {
+          name: input.name,
+          email: input.email,
+          phone: input.phone ?? null,
+          offerIds: input.offer_id === undefined ? [] : [input.offer_id],
         });
         return {
-          flash: { kind: 'notice', text: `${candidate.name} was added.` },
-          to: `/companies/${company.id}/candidates/${candidate.id}`,
+          flash: { kind: 'notice', text: `${input.name} was added.` },
+          to: `/companies/${company.id}/candidates/${candidateId}`,
         };
       },
     ),
@@ -257,6 +260,10 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       chosen,
       tests,
       testsError,
+      placements: deps.pipeline.placements(company.id, candidate.id),
+      stages: deps.pipeline.stages(),
+      reasons: deps.pipeline.disqualifyReasons(),
+      offers: deps.offers.list(company.id),
       // Rendered into the form: submitting the same form twice sends the same report (a double click).
       reportId: randomUUID(),
     });
@@ -408,6 +415,9 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     ),
   );
 
+  registerPipelinePages(router, kit, { companies, pipeline: deps.pipeline, offers: deps.offers });
+  registerWebhookPages(router, kit, { companies, webhooks: deps.webhooks });
+
   // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler.
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
     if (res.headersSent || req.path.startsWith('/api/') || req.path.startsWith('/_mock/')) return next(err);
@@ -426,14 +436,4 @@ function badge(r: StoredReport, names: Map<string, string>) {
   const partner = names.get(r.codename) ?? r.codename;
   const state = r.delivery === 'pending' ? 'sending…' : r.status;
   return { partner, state, status: r.status, score: r.score };
-}
-
-/** JSON bodies indented for reading; anything else as it came. */
-function pretty(text: string | null): string {
-  if (text === null || text === '') return '';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
 }

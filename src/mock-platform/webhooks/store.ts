@@ -1,0 +1,555 @@
+import type { Clock } from '../../clock.js';
+import { isoAt } from '../../clock.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decisions.js';
+import type { Db } from '../../db/open.js';
+
+/** Response bodies longer than this are cut in the request log; the delivery is not affected. */
+export const MAX_LOGGED_RESPONSE = 16 * 1024;
+
+export interface WebhookConfig {
+  id: number;
+  companyId: number;
+  name: string;
+  url: string;
+  events: WebhookEventType[];
+  secret: string;
+  /** Members e-mailed when a delivery fails. */
+  recipients: number[];
+  createdBy: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+
+export interface Delivery {
+  id: number;
+  eventId: number;
+  webhookId: number;
+  companyId: number;
+  eventType: string;
+  eventSubtype: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  rateLimited: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A due delivery with what sending it needs. */
+export interface DueDelivery extends Delivery {
+  url: string;
+  secret: string;
+  webhookName: string;
+  eventCreatedAt: string;
+  payload: string;
+}
+
+export type RequestKind = 'event' | 'test' | 'test_payload';
+
+export interface WebhookRequest {
+  id: number;
+  companyId: number;
+  webhookId: number | null;
+  deliveryId: number | null;
+  eventId: number | null;
+  kind: RequestKind;
+  attemptCount: number | null;
+  url: string;
+  requestHeaders: Record<string, string>;
+  body: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number | null;
+  startedAt: string;
+  finishedAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface StoredEvent {
+  id: number;
+  companyId: number;
+  eventType: string;
+  eventSubtype: string;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface NewRequest {
+  companyId: number;
+  webhookId: number | null;
+  deliveryId: number | null;
+  eventId: number | null;
+  kind: RequestKind;
+  attemptCount: number | null;
+  url: string;
+  requestHeaders: Record<string, string>;
+  body: string;
+}
+
+export interface RequestOutcome {
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+interface ConfigRow {
+  id: number;
+  company_id: number;
+  name: string;
+  url: string;
+  events: string;
+  secret: string;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface DeliveryRow {
+  id: number;
+  event_id: number;
+  webhook_id: number;
+  company_id: number;
+  event_type: string;
+  event_subtype: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  rate_limited: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RequestRow {
+  id: number;
+  company_id: number;
+  webhook_id: number | null;
+  delivery_id: number | null;
+  event_id: number | null;
+  kind: RequestKind;
+  attempt_count: number | null;
+  url: string;
+  request_headers: string;
+  body: string;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  started_at: string;
+  finished_at: string | null;
+  next_attempt_at: string | null;
+}
+
+export interface DeliveryFilter {
+  webhookId?: number;
+  eventId?: number;
+  status?: DeliveryStatus;
+  limit?: number;
+}
+
+export interface RequestFilter {
+  webhookId?: number;
+  deliveryId?: number;
+  eventId?: number;
+  kind?: RequestKind;
+  limit?: number;
+}
+
+export type WebhookStore = ReturnType<typeof webhookStore>;
+
+const DELIVERY_COLUMNS = `d.id, d.event_id, d.webhook_id, d.company_id, e.event_type, e.event_subtype, d.status,
+  d.attempt_count, d.next_attempt_at, d.rate_limited, d.created_at, d.updated_at`;
+
+/** The webhooks' tables: configurations, events, deliveries and the request log. */
+export function webhookStore(db: Db, clock: Clock) {
+  const now = () => isoAt(clock.now());
+
+  const configById = db.prepare<[number, number], ConfigRow>(
+    'SELECT * FROM webhooks WHERE company_id = ? AND id = ? AND deleted_at IS NULL',
+  );
+  const configsOf = db.prepare<[number], ConfigRow>(
+    'SELECT * FROM webhooks WHERE company_id = ? AND deleted_at IS NULL ORDER BY id',
+  );
+  const recipientsOf = db.prepare<[number], { user_id: number }>(
+    'SELECT user_id FROM webhook_recipients WHERE webhook_id = ? ORDER BY user_id',
+  );
+  const recipientEmails = db.prepare<[number], { name: string; email: string }>(
+    `SELECT u.name, u.email FROM webhook_recipients r JOIN users u ON u.id = r.user_id
+      WHERE r.webhook_id = ? ORDER BY u.id`,
+  );
+  const insertConfig = db.prepare<[number, string, string, string, string, number | null, string, string], { id: number }>(
+    `INSERT INTO webhooks (company_id, name, url, events, secret, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const updateConfig = db.prepare<[string, string, string, string, number]>(
+    'UPDATE webhooks SET name = ?, url = ?, events = ?, updated_at = ? WHERE id = ?',
+  );
+  const updateSecret = db.prepare<[string, string, number]>('UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ?');
+  const deleteConfig = db.prepare<[string, string, number]>('UPDATE webhooks SET deleted_at = ?, updated_at = ? WHERE id = ?');
+  const clearRecipients = db.prepare<[number]>('DELETE FROM webhook_recipients WHERE webhook_id = ?');
+  const addRecipient = db.prepare<[number, number]>('INSERT INTO webhook_recipients (webhook_id, user_id) VALUES (?, ?)');
+  const member = db.prepare<[number, number], { id: number; can_manage_webhooks: number }>(
+    'SELECT id, can_manage_webhooks FROM users WHERE company_id = ? AND id = ?',
+  );
+
+  const insertEvent = db.prepare<[number, string, string, string, string], { id: number }>(
+    `INSERT INTO webhook_events (company_id, event_type, event_subtype, payload, created_at)
+     VALUES (?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const eventById = db.prepare<[number, number], { id: number; company_id: number; event_type: string; event_subtype: string; payload: string; created_at: string }>(
+    'SELECT * FROM webhook_events WHERE company_id = ? AND id = ?',
+  );
+  const eventsOf = db.prepare<[number, number], { id: number; company_id: number; event_type: string; event_subtype: string; payload: string; created_at: string }>(
+    'SELECT * FROM webhook_events WHERE company_id = ? ORDER BY id DESC LIMIT ?',
+  );
+  const insertDelivery = db.prepare<[number, number, number, string, string, string]>(
+    `INSERT INTO webhook_deliveries (event_id, webhook_id, company_id, next_attempt_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+
+  const deliveryById = db.prepare<[number, number], DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+      WHERE d.company_id = ? AND d.id = ?`,
+  );
+  const due = db.prepare<[string, number], DeliveryRow & { url: string; secret: string; webhook_name: string; event_created_at: string; payload: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret, w.name AS webhook_name, e.created_at AS event_created_at, e.payload
+       FROM webhook_deliveries d
+       JOIN webhook_events e ON e.id = d.event_id
+       JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+      ORDER BY d.next_attempt_at, d.id LIMIT ?`,
+  );
+  const eventRequestsSince = db.prepare<[number, string], { n: number }>(
+    `SELECT count(*) AS n FROM webhook_requests WHERE kind = 'event' AND company_id = ? AND started_at > ?`,
+  );
+  const postpone = db.prepare<[string, string, number]>(
+    `UPDATE webhook_deliveries SET next_attempt_at = ?, rate_limited = rate_limited + 1, updated_at = ?
+      WHERE id = ? AND status = 'pending'`,
+  );
+  // Only a delivery still due can be claimed: a second worker finds it leased.
+  const claim = db.prepare<[string, string, number, string], { attempt_count: number }>(
+    `UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ?
+      WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? RETURNING attempt_count`,
+  );
+  const interrupted = db.prepare<[string, number]>(
+    `UPDATE webhook_requests SET error = 'interrupted before an answer was recorded', finished_at = ?
+      WHERE delivery_id = ? AND finished_at IS NULL`,
+  );
+  const insertRequest = db.prepare<
+    [number, number | null, number | null, number | null, string, number | null, string, string, string, string],
+    { id: number }
+  >(
+    `INSERT INTO webhook_requests (company_id, webhook_id, delivery_id, event_id, kind, attempt_count, url,
+        request_headers, body, started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const finishRequest = db.prepare<[number | null, string | null, string | null, number, string, string | null, number]>(
+    `UPDATE webhook_requests SET response_status = ?, response_body = ?, error = ?, duration_ms = ?, finished_at = ?,
+        next_attempt_at = ? WHERE id = ?`,
+  );
+  const reopen = db.prepare<[DeliveryStatus, string | null, string, number]>(
+    'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?',
+  );
+  // A delivery canceled while its request was in flight stays canceled, unless that request succeeded.
+  const settle = db.prepare<[DeliveryStatus, string | null, string, number, DeliveryStatus]>(
+    `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = ?
+      WHERE id = ? AND (status = 'pending' OR ? = 'delivered')`,
+  );
+  const companyById = db.prepare<[number], { id: number; name: string }>('SELECT id, name FROM companies WHERE id = ?');
+  const cancelPendingOf = db.prepare<[string, number]>(
+    `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, updated_at = ?
+      WHERE webhook_id = ? AND status = 'pending'`,
+  );
+  const requestById = db.prepare<[number, number], RequestRow>('SELECT * FROM webhook_requests WHERE company_id = ? AND id = ?');
+
+  const pruneRequests = db.prepare<[string]>('DELETE FROM webhook_requests WHERE started_at < ?');
+  const pruneDeliveries = db.prepare<[string]>(
+    `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ?`,
+  );
+  const pruneEvents = db.prepare<[string]>(
+    `DELETE FROM webhook_events WHERE created_at < ?
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`,
+  );
+
+  const toConfig = (r: ConfigRow): WebhookConfig => ({
+    id: r.id,
+    companyId: r.company_id,
+    name: r.name,
+    url: r.url,
+    events: JSON.parse(r.events) as WebhookEventType[],
+    secret: r.secret,
+    recipients: recipientsOf.all(r.id).map((x) => x.user_id),
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+
+  const setRecipients = (webhookId: number, userIds: readonly number[]) => {
+    clearRecipients.run(webhookId);
+    for (const userId of new Set(userIds)) addRecipient.run(webhookId, userId);
+  };
+
+  return {
+    company: (id: number): { id: number; name: string } | undefined => companyById.get(id),
+
+    /** The member's webhook ability: undefined when they are not a member of the company. */
+    member(companyId: number, userId: number): { canManageWebhooks: boolean } | undefined {
+      const row = member.get(companyId, userId);
+      return row && { canManageWebhooks: row.can_manage_webhooks === 1 };
+    },
+
+    config(companyId: number, id: number): WebhookConfig | undefined {
+      const row = configById.get(companyId, id);
+      return row && toConfig(row);
+    },
+    configs: (companyId: number): WebhookConfig[] => configsOf.all(companyId).map(toConfig),
+
+    createConfig(input: Omit<WebhookConfig, 'id' | 'createdAt' | 'updatedAt'>): WebhookConfig {
+      return db.transaction(() => {
+        const at = now();
+        const { id } = insertConfig.get(
+          input.companyId, input.name, input.url, JSON.stringify(input.events), input.secret, input.createdBy, at, at,
+        )!;
+        setRecipients(id, input.recipients);
+        return toConfig(configById.get(input.companyId, id)!);
+      })();
+    },
+
+    updateConfig(config: WebhookConfig): WebhookConfig {
+      return db.transaction(() => {
+        updateConfig.run(config.name, config.url, JSON.stringify(config.events), now(), config.id);
+        setRecipients(config.id, config.recipients);
+        return toConfig(configById.get(config.companyId, config.id)!);
+      })();
+    },
+
+    setSecret(config: WebhookConfig, secret: string): WebhookConfig {
+      updateSecret.run(secret, now(), config.id);
+      return toConfig(configById.get(config.companyId, config.id)!);
+    },
+
+    /** Deletes the configuration and cancels what it still had to deliver; its log stays. */
+    deleteConfig(config: WebhookConfig): void {
+      db.transaction(() => {
+        const at = now();
+        deleteConfig.run(at, at, config.id);
+        cancelPendingOf.run(at, config.id);
+      })();
+    },
+
+    recipientEmails: (webhookId: number) => recipientEmails.all(webhookId),
+
+    /**
+     * Stores an event and one delivery, due now, for each configuration of the company that selected
+     * its type. Runs inside the caller's transaction when there is one (the state change and its
+     * event commit together).
+     */
+    recordEvent(companyId: number, eventType: WebhookEventType, eventSubtype: string, payload: Record<string, unknown>) {
+      const subtypes: readonly string[] = WEBHOOK_EVENT_TYPES[eventType];
+      if (!subtypes.includes(eventSubtype)) throw new Error(`${eventType} has no subtype ${eventSubtype}`);
+      return db.transaction(() => {
+        const at = now();
+        const { id } = insertEvent.get(companyId, eventType, eventSubtype, JSON.stringify(payload), at)!;
+        let deliveries = 0;
+        for (const config of configsOf.all(companyId)) {
+          if (!(JSON.parse(config.events) as string[]).includes(eventType)) continue;
+          insertDelivery.run(id, config.id, companyId, at, at, at);
+          deliveries += 1;
+        }
+        return { eventId: id, deliveries };
+      })();
+    },
+
+    event(companyId: number, id: number): StoredEvent | undefined {
+      const row = eventById.get(companyId, id);
+      return row && toEvent(row);
+    },
+    events: (companyId: number, limit = 100): StoredEvent[] => eventsOf.all(companyId, limit).map(toEvent),
+
+    delivery(companyId: number, id: number): Delivery | undefined {
+      const row = deliveryById.get(companyId, id);
+      return row && toDelivery(row);
+    },
+
+    deliveries(companyId: number, filter: DeliveryFilter = {}): Delivery[] {
+      const where = ['d.company_id = ?'];
+      const args: (string | number)[] = [companyId];
+      if (filter.webhookId !== undefined) (where.push('d.webhook_id = ?'), args.push(filter.webhookId));
+      if (filter.eventId !== undefined) (where.push('d.event_id = ?'), args.push(filter.eventId));
+      if (filter.status !== undefined) (where.push('d.status = ?'), args.push(filter.status));
+      args.push(filter.limit ?? 100);
+      return db
+        .prepare<(string | number)[], DeliveryRow>(
+          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE ${where.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
+        )
+        .all(...args)
+        .map(toDelivery);
+    },
+
+    /** Deliveries whose time has come, oldest first. */
+    due(limit: number): DueDelivery[] {
+      return due.all(now(), limit).map((r) => ({
+        ...toDelivery(r),
+        url: r.url,
+        secret: r.secret,
+        webhookName: r.webhook_name,
+        eventCreatedAt: r.event_created_at,
+        payload: r.payload,
+      }));
+    },
+
+    /** Event requests the company started after `since` (ISO), for the rate limit. */
+    eventRequestsSince: (companyId: number, since: string): number => eventRequestsSince.get(companyId, since)!.n,
+
+    postpone(deliveryId: number, until: number): void {
+      postpone.run(isoAt(until), now(), deliveryId);
+    },
+
+    /**
+     * Takes a due delivery for one attempt: counts the attempt, leases it until `leaseUntil` (a worker
+     * that dies mid-request leaves it to be retried then) and logs the request as started. The body
+     * is built from the new attempt count. Undefined when the delivery is no longer pending.
+     */
+    claim(
+      delivery: DueDelivery,
+      leaseUntil: number,
+      build: (attemptCount: number) => { headers: Record<string, string>; body: string },
+    ): { attemptCount: number; requestId: number; headers: Record<string, string>; body: string } | undefined {
+      return db.transaction(() => {
+        const at = now();
+        const claimed = claim.get(isoAt(leaseUntil), at, delivery.id, at);
+        if (!claimed) return undefined;
+        interrupted.run(at, delivery.id);
+        const { headers, body } = build(claimed.attempt_count);
+        const { id } = insertRequest.get(
+          delivery.companyId, delivery.webhookId, delivery.id, delivery.eventId, 'event', claimed.attempt_count,
+          delivery.url, JSON.stringify(headers), body, at,
+        )!;
+        return { attemptCount: claimed.attempt_count, requestId: id, headers, body };
+      })();
+    },
+
+    /** Records a request's answer and what happens to its delivery next. */
+    settle(requestId: number, deliveryId: number, outcome: RequestOutcome, next: { status: DeliveryStatus; at: number | null }): void {
+      db.transaction(() => {
+        const at = now();
+        const nextAt = next.at === null ? null : isoAt(next.at);
+        finishRequest.run(outcome.responseStatus, cut(outcome.responseBody), outcome.error, Math.round(outcome.durationMs), at, nextAt, requestId);
+        settle.run(next.status, nextAt, at, deliveryId, next.status);
+      })();
+    },
+
+    /** Logs a request that belongs to no delivery (test requests), with its answer. */
+    logRequest(request: NewRequest & RequestOutcome & { startedAt: number }): WebhookRequest {
+      return db.transaction(() => {
+        const { id } = insertRequest.get(
+          request.companyId, request.webhookId, null, null, request.kind, null, request.url,
+          JSON.stringify(request.requestHeaders), request.body, isoAt(request.startedAt),
+        )!;
+        finishRequest.run(request.responseStatus, cut(request.responseBody), request.error, Math.round(request.durationMs), now(), null, id);
+        return toRequest(requestById.get(request.companyId, id)!);
+      })();
+    },
+
+    /** "Retry now": due at once, whatever its state unless delivered; a given-up delivery gets one more try. */
+    retryNow(delivery: Delivery): Delivery {
+      reopen.run('pending', now(), now(), delivery.id);
+      return toDelivery(deliveryById.get(delivery.companyId, delivery.id)!);
+    },
+
+    /** "Cancel retry": no further automatic attempt. */
+    cancel(delivery: Delivery): Delivery {
+      reopen.run('canceled', null, now(), delivery.id);
+      return toDelivery(deliveryById.get(delivery.companyId, delivery.id)!);
+    },
+
+    request(companyId: number, id: number): WebhookRequest | undefined {
+      const row = requestById.get(companyId, id);
+      return row && toRequest(row);
+    },
+
+    requests(companyId: number, filter: RequestFilter = {}): WebhookRequest[] {
+      const where = ['company_id = ?'];
+      const args: (string | number)[] = [companyId];
+      if (filter.webhookId !== undefined) (where.push('webhook_id = ?'), args.push(filter.webhookId));
+      if (filter.deliveryId !== undefined) (where.push('delivery_id = ?'), args.push(filter.deliveryId));
+      if (filter.eventId !== undefined) (where.push('event_id = ?'), args.push(filter.eventId));
+      if (filter.kind !== undefined) (where.push('kind = ?'), args.push(filter.kind));
+      args.push(filter.limit ?? 100);
+      return db
+        .prepare<(string | number)[], RequestRow>(
+          `SELECT * FROM webhook_requests WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
+        )
+        .all(...args)
+        .map(toRequest);
+    },
+
+    /** Forgets requests, finished deliveries and their events older than `before` (the 30-day log). */
+    prune(before: number): void {
+      const cutoff = isoAt(before);
+      db.transaction(() => {
+        pruneRequests.run(cutoff);
+        pruneDeliveries.run(cutoff);
+        pruneEvents.run(cutoff);
+      })();
+    },
+  };
+}
+
+function cut(text: string | null): string | null {
+  return text !== null && text.length > MAX_LOGGED_RESPONSE ? `${text.slice(0, MAX_LOGGED_RESPONSE)}…` : text;
+}
+
+function toEvent(r: { id: number; company_id: number; event_type: string; event_subtype: string; payload: string; created_at: string }): StoredEvent {
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    eventType: r.event_type,
+    eventSubtype: r.event_subtype,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+    createdAt: r.created_at,
+  };
+}
+
+function toDelivery(r: DeliveryRow): Delivery {
+  return {
+    id: r.id,
+    eventId: r.event_id,
+    webhookId: r.webhook_id,
+    companyId: r.company_id,
+    eventType: r.event_type,
+    eventSubtype: r.event_subtype,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.next_attempt_at,
+    rateLimited: r.rate_limited,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toRequest(r: RequestRow): WebhookRequest {
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    webhookId: r.webhook_id,
+    deliveryId: r.delivery_id,
+    eventId: r.event_id,
+    kind: r.kind,
+    attemptCount: r.attempt_count,
+    url: r.url,
+    requestHeaders: JSON.parse(r.request_headers) as Record<string, string>,
+    body: r.body,
+    responseStatus: r.response_status,
+    responseBody: r.response_body,
+    error: r.error,
+    durationMs: r.duration_ms,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    nextAttemptAt: r.next_attempt_at,
+  };
+}
