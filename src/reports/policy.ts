@@ -1,0 +1,71 @@
+/**
+ * How report updates are delivered to the platform: every number of the retry policy, in one place.
+ * [kit decision] throughout — the contract says nothing about how a partner retries.
+ */
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export const DELIVERY_TIMEOUTS = {
+  /** TCP (and TLS) connection set-up. */
+  connectMs: 5 * SECOND,
+  /** From the request sent to the response's headers. */
+  headersMs: 10 * SECOND,
+  /** Between chunks of the response body. */
+  bodyMs: 10 * SECOND,
+} as const;
+
+export const DELIVERY_RETRY = {
+  /** The first retry waits about this long; each further one twice as long… */
+  baseDelayMs: 10 * SECOND,
+  /** …up to this cap. */
+  maxDelayMs: HOUR,
+  /** A platform's Retry-After is honoured up to this; a broken header cannot park an update for weeks. */
+  maxRetryAfterMs: 6 * HOUR,
+  /** Nor can `Retry-After: 0` make the worker spin. */
+  minRetryAfterMs: SECOND,
+  /** An update that has failed for this long is given up (dead letter); the dashboard can retry it. */
+  giveUpAfterMs: 3 * DAY,
+} as const;
+
+/** Reports delivered at the same time; one report's updates are always sent one request at a time. */
+export const DELIVERY_CONCURRENCY = 4;
+/** Stored of each response body, for the dashboard. */
+export const STORED_RESPONSE_BYTES = 4096;
+
+/**
+ * What an answer means for an update:
+ * - 2xx: delivered.
+ * - 408, 425, 429 and 5xx: the platform is busy or broken — try again later.
+ * - Anything else (400, 401, 403, 404, 422, but also 3xx, 405, 409, 410, 413…): the same request
+ *   would be refused again; it goes to the dead letters at once, for an operator to look at.
+ */
+export function outcomeOf(status: number): 'delivered' | 'retry' | 'dead' {
+  if (status >= 200 && status < 300) return 'delivered';
+  if (status >= 500 || status === 408 || status === 425 || status === 429) return 'retry';
+  return 'dead';
+}
+
+/** Exponential backoff with jitter: the n-th retry (1-based) waits 50–100% of base·2ⁿ⁻¹, capped. */
+export function backoffMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(DELIVERY_RETRY.maxDelayMs, DELIVERY_RETRY.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/**
+ * A Retry-After header (RFC 9110 §10.2.3): delay in seconds, or an HTTP date. undefined when absent
+ * or unreadable; otherwise clamped to [minRetryAfterMs, maxRetryAfterMs].
+ */
+export function retryAfterMs(header: string | string[] | undefined, now: number): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  let ms: number;
+  if (/^\d{1,10}$/.test(value)) ms = Number(value) * SECOND;
+  else {
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.min(DELIVERY_RETRY.maxRetryAfterMs, Math.max(DELIVERY_RETRY.minRetryAfterMs, ms));
+}
