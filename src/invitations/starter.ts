@@ -11,6 +11,8 @@ const MAX_DELAY_MS = 60 * 60_000;
  * Starts new invitations in the vendor's product after send_candidate has answered. The
  * invitation row is the queue: one that is stored but not started (the process died, the provider
  * threw) is picked up again on the next run, so nothing is lost between the answer and the start.
+ * The start then queues the e-mail and the first report update in their own outboxes, in the
+ * transaction that marks it started — so nothing is lost between the start and those either.
  */
 export function invitationStarter(deps: {
   invitations: InvitationStore;
@@ -18,9 +20,16 @@ export function invitationStarter(deps: {
   clock: Clock;
   logger: Logger;
   random?: () => number;
+  /**
+   * Records a successful start. By default it only marks the invitation; the server passes the
+   * lifecycle's, which queues the invitation e-mail and the first report update in the same
+   * transaction (lifecycle.ts).
+   */
+  markStarted?: (invitation: Invitation, candidateUrl: string) => void;
 }) {
   const { invitations, provider, clock, logger } = deps;
   const random = deps.random ?? Math.random;
+  const markStarted = deps.markStarted ?? ((invitation: Invitation, url: string) => invitations.markStarted(invitation.reportId, url));
 
   async function start(invitation: Invitation): Promise<void> {
     try {
@@ -37,7 +46,7 @@ export function invitationStarter(deps: {
           phone: invitation.phone,
         },
       });
-      invitations.markStarted(invitation.reportId, candidateUrl);
+      markStarted(invitation, candidateUrl);
       logger.info({ reportId: invitation.reportId }, 'invitation started');
     } catch (err) {
       const n = invitation.startAttempts + 1;

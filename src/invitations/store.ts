@@ -22,6 +22,15 @@ export interface Invitation extends NewInvitation {
   candidateUrl: string | null;
   startAttempts: number;
   startedAt: string | null;
+  startError: string | null;
+  openedAt: string | null;
+  submittedAt: string | null;
+  completedAt: string | null;
+  score: string | null;
+  subtitle: string | null;
+  properties: { label: string; value: string }[];
+  canceledAt: string | null;
+  canceledBy: 'platform' | 'vendor' | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -42,6 +51,15 @@ interface Row {
   candidate_url: string | null;
   start_attempts: number;
   started_at: string | null;
+  start_error: string | null;
+  opened_at: string | null;
+  submitted_at: string | null;
+  completed_at: string | null;
+  score: string | null;
+  subtitle: string | null;
+  properties: string;
+  canceled_at: string | null;
+  canceled_by: 'platform' | 'vendor' | null;
   created_at: string;
   updated_at: string;
 }
@@ -63,6 +81,13 @@ export function invitationStore(db: Db, clock: Clock) {
     'SELECT account_id, candidate_id, test_id FROM invitations WHERE report_id = ?',
   );
   const byReport = db.prepare<[string, number], Row>('SELECT * FROM invitations WHERE report_id = ? AND account_id = ?');
+  const byReportOnly = db.prepare<[string], Row>('SELECT * FROM invitations WHERE report_id = ?');
+  const recent = db.prepare<[{ status: string | null; limit: number }], Row>(
+    'SELECT * FROM invitations WHERE (@status IS NULL OR status = @status) ORDER BY created_at DESC, report_id LIMIT @limit',
+  );
+  const opened = db.prepare<[string, string, string]>(
+    'UPDATE invitations SET opened_at = ?, updated_at = ? WHERE report_id = ? AND opened_at IS NULL',
+  );
   const setStatus = db.prepare<[ReportStatus, string, string]>(
     'UPDATE invitations SET status = ?, updated_at = ? WHERE report_id = ?',
   );
@@ -105,6 +130,23 @@ export function invitationStore(db: Db, clock: Clock) {
       return row && toInvitation(row);
     },
 
+    /** Any account's invitation: for links, which name the report and nothing else. */
+    get(reportId: string): Invitation | undefined {
+      const row = byReportOnly.get(reportId);
+      return row && toInvitation(row);
+    },
+
+    /** The newest invitations first, for the dashboard. */
+    recent(options: { status?: ReportStatus; limit?: number } = {}): Invitation[] {
+      return recent.all({ status: options.status ?? null, limit: options.limit ?? 100 }).map(toInvitation);
+    },
+
+    /** The candidate opened the link for the first time. */
+    markOpened(reportId: string): void {
+      const now = isoAt(clock.now());
+      opened.run(now, now, reportId);
+    },
+
     setStatus(reportId: string, status: ReportStatus): void {
       setStatus.run(status, isoAt(clock.now()), reportId);
     },
@@ -142,6 +184,15 @@ function toInvitation(r: Row): Invitation {
     candidateUrl: r.candidate_url,
     startAttempts: r.start_attempts,
     startedAt: r.started_at,
+    startError: r.start_error,
+    openedAt: r.opened_at,
+    submittedAt: r.submitted_at,
+    completedAt: r.completed_at,
+    score: r.score,
+    subtitle: r.subtitle,
+    properties: JSON.parse(r.properties) as Invitation['properties'],
+    canceledAt: r.canceled_at,
+    canceledBy: r.canceled_by,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
