@@ -9,8 +9,27 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import type { Logger } from './http/logger.js';
 import { requestLog } from './http/request-log.js';
 import { helmetHeaders } from './http/security-headers.js';
+import { invitationLifecycle } from './invitations/lifecycle.js';
+import type { InvitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
+import { mailOutbox } from './mail/outbox.js';
+import { candidatePages } from './pages/candidate.js';
+import { dashboard } from './pages/dashboard.js';
+import { resultsPage } from './pages/results.js';
+import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
+import { reportOutbox } from './reports/outbox.js';
+
+/** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
+export interface WebDeps {
+  links: InvitationLinks;
+  publicUrl: string;
+  admin: Config['admin'];
+  platform: { url: string; codename: string };
+  mailSettings: Pick<Config['mail'], 'transport' | 'dir'>;
+  /** Why report deliveries cannot run (no partner secret), if they cannot. */
+  deliveriesWaiting: () => string | undefined;
+}
 
 export interface AppDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'>;
@@ -19,11 +38,15 @@ export interface AppDeps {
   clock: Clock;
   provider: Provider;
   onInvitationCreated?: (reportId: string) => void;
+  /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
+  onQueued?: () => void;
+  /** The pages and the dashboard; without them the app serves the platform's callbacks only. */
+  web?: WebDeps;
 }
 
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
-  const { config, db, logger, clock, provider } = deps;
+  const { config, db, logger, clock, provider, web } = deps;
   const app = express();
   app.disable('x-powered-by');
   // Callbacks answer JSON that changes with every call; an ETag would be hashed for nothing.
@@ -31,13 +54,19 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
 
   const securityHeaders = helmetHeaders();
+  const accounts = accountStore(db, clock);
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const mail = mailOutbox(db, clock);
+  const lifecycle = invitationLifecycle({ db, clock, kind: provider.kind, reports, mail, links: web?.links, wake: deps.onQueued });
 
   app.use(requestLog(logger));
 
   // The platform's callbacks come first and set helmet's headers themselves, in one write.
   registerCallbacks(app, '/callbacks', {
-    accounts: accountStore(db, clock),
-    invitations: invitationStore(db, clock),
+    accounts,
+    invitations,
+    lifecycle,
     provider,
     bodyLimitBytes: config.bodyLimitBytes,
     securityHeaders,
@@ -49,6 +78,30 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+
+  if (web) {
+    app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
+    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger }));
+    app.use(resultsPage({ invitations, links: web.links, provider, logger }));
+    app.use(
+      '/admin',
+      dashboard({
+        accounts,
+        invitations,
+        lifecycle,
+        reports,
+        mail,
+        provider,
+        logger,
+        admin: web.admin,
+        publicUrl: web.publicUrl,
+        platform: web.platform,
+        mailSettings: web.mailSettings,
+        deliveriesWaiting: web.deliveriesWaiting,
+        wake: deps.onQueued,
+      }),
+    );
+  }
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger, securityHeaders));

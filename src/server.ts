@@ -1,26 +1,48 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Dispatcher } from 'undici';
 import { accountStore } from './accounts/store.js';
 import { createApp } from './app.js';
-import { systemClock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDb } from './db/open.js';
 import { createLogger } from './http/logger.js';
+import { backgroundLoop } from './invitations/background.js';
+import { invitationLifecycle } from './invitations/lifecycle.js';
+import { invitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
 import { invitationStarter } from './invitations/starter.js';
+import { mailOutbox } from './mail/outbox.js';
+import { mailSender } from './mail/sender.js';
+import { createMailer, type Mailer } from './mail/transport.js';
 import { demoProvider } from './provider/demo/index.js';
 import { seedDemo } from './provider/demo/seed.js';
+import { reportOutbox } from './reports/outbox.js';
+import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
 
-/** Builds the real dependencies, listens, runs the background worker, and shuts down gracefully. */
-export async function main(config: Config): Promise<{ server: Server; close: () => Promise<void> }> {
+/** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
+export interface MainOverrides {
+  clock?: Clock;
+  dispatcher?: Dispatcher;
+  deliveryTimeouts?: DeliveryTimeouts;
+  mailer?: Mailer;
+  /** How often the background loops look for due work (default 1 s). */
+  pollIntervalMs?: number;
+}
+
+/** Builds the real dependencies, listens, runs the background workers, and shuts down gracefully. */
+export async function main(
+  config: Config,
+  overrides: MainOverrides = {},
+): Promise<{ server: Server; publicUrl: string; close: () => Promise<void> }> {
   const logger = createLogger(config.logLevel);
-  const clock = systemClock;
+  const clock = overrides.clock ?? systemClock;
   const db = openDb(config.databasePath);
 
   if (config.demoSeed) {
-    const seeded = seedDemo(db, clock, accountStore(db, clock));
+    const seeded = seedDemo(db, clock, accountStore(db, clock), config.kind);
     if (seeded) {
       // The token is a credential: it goes to a file only its owner can read, never to the log.
       const file = path.join(path.dirname(path.resolve(config.databasePath)), 'demo-token');
@@ -30,33 +52,92 @@ export async function main(config: Config): Promise<{ server: Server; close: () 
     }
   }
 
-  const provider = demoProvider(db, { candidateUrl: (reportId) => `${config.publicUrl}/take/${reportId}` });
-  const starter = invitationStarter({ invitations: invitationStore(db, clock), provider, clock, logger });
-  let draining: Promise<unknown> = Promise.resolve();
-  const kick = () => {
-    draining = draining.then(() => starter.runOnce()).catch((err) => logger.error({ err }, 'invitation starter failed'));
-  };
-  const poll = setInterval(kick, 1000);
-
-  const app = createApp({ config, db, logger, clock, provider, onInvitationCreated: kick });
-  const server = app.listen(config.port, config.host);
+  // Listen first: with PORT=0 and no PUBLIC_URL, links must name the port actually chosen.
+  const server = createServer();
   // Explicit timeouts: a slow or stalled client cannot hold a connection open indefinitely.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
   server.timeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+      server.listen(config.port, config.host);
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const address = server.address();
-  logger.info({ port: typeof address === 'object' && address ? address.port : config.port }, 'partner server listening');
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const publicUrl = config.port === 0 && config.publicUrl.endsWith(':0') ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
+
+  const links = invitationLinks({ ...config.links, publicUrl, clock });
+  const provider = demoProvider(db, { candidateUrl: links.candidateUrl, kind: config.kind, passMark: config.passMark, clock });
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const mail = mailOutbox(db, clock);
+  const wakeAll = () => {
+    mailLoop.kick();
+    deliveryLoop.kick();
+  };
+  const lifecycle = invitationLifecycle({ db, clock, kind: config.kind, reports, mail, links, wake: wakeAll });
+
+  const starter = invitationStarter({
+    invitations,
+    provider,
+    clock,
+    logger,
+    markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
+  });
+  const mailer = overrides.mailer ?? createMailer(config.mail);
+  const sender = mailSender({ db, outbox: mail, invitations, mailer, clock, logger, kind: config.kind });
+  const ownDispatcher = overrides.dispatcher ? undefined : deliveryAgent();
+  const worker = deliveryWorker({
+    outbox: reports,
+    clock,
+    logger,
+    dispatcher: overrides.dispatcher ?? ownDispatcher!,
+    platform: config.platform,
+    timeouts: overrides.deliveryTimeouts,
+  });
+  const intervalMs = overrides.pollIntervalMs ?? 1000;
+  const startLoop = backgroundLoop('invitation starter', () => starter.runOnce(), { logger, intervalMs });
+  const mailLoop = backgroundLoop('mail sender', () => sender.runOnce(), { logger, intervalMs });
+  const deliveryLoop = backgroundLoop('report delivery', () => worker.runOnce(), { logger, intervalMs });
+  const waiting = worker.waiting();
+  if (waiting) logger.warn(waiting);
+
+  const app = createApp({
+    config,
+    db,
+    logger,
+    clock,
+    provider,
+    onInvitationCreated: () => startLoop.kick(),
+    onQueued: wakeAll,
+    web: {
+      links,
+      publicUrl,
+      admin: config.admin,
+      platform: { url: config.platform.url, codename: config.platform.codename },
+      mailSettings: config.mail,
+      deliveriesWaiting: () => worker.waiting(),
+    },
+  });
+  server.on('request', app);
+  // Whatever the last run left behind (a crash, a restart) is picked up at once.
+  startLoop.kick();
+  wakeAll();
+  logger.info({ port, publicUrl }, 'partner server listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       logger.info('shutting down');
-      clearInterval(poll);
+      // In-flight deliveries are abandoned: their updates stay pending for the next start.
+      worker.stop();
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response goes out; close them as they do.
@@ -65,12 +146,14 @@ export async function main(config: Config): Promise<{ server: Server; close: () 
       await closed;
       clearInterval(reap);
       clearTimeout(grace);
-      await draining;
+      await Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop()]);
+      mailer.close();
+      await ownDispatcher?.close();
       db.close();
       logger.info('stopped');
       logger.flush();
     })());
-  return { server, close };
+  return { server, publicUrl, close };
 }
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;

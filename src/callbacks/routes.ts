@@ -5,12 +5,15 @@ import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../e
 import { jsonBody } from '../http/json-body.js';
 import { sendJson } from '../http/respond.js';
 import { parseOr422 } from '../http/validate.js';
+import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
 import type { Provider } from '../provider/types.js';
 
 export interface CallbackDeps {
   accounts: AccountStore;
   invitations: InvitationStore;
+  /** Cancels an invitation and queues the report's `canceled` update in the same transaction. */
+  lifecycle: Pick<InvitationLifecycle, 'cancel'>;
   provider: Provider;
   bodyLimitBytes: number;
   /** Security headers for every answer, as captured from helmet (`http/security-headers.ts`). */
@@ -91,7 +94,8 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     reply(res, 201, { id: body.report_id, status: 'sent' });
   });
 
-  // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it.
+  // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it. The
+  // invitation's link stops working and the report is PATCHed `canceled` (queued with the change).
   app.post(`${base}/reports/:reportId/cancel`, authenticate, json, (req, res) => {
     const reportId = ReportId.safeParse(req.params.reportId);
     // Another account's report answers exactly as an id that does not exist.
@@ -100,7 +104,13 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     if (invitation.status === 'completed' || invitation.status === 'failed') {
       throw conflict(`The test was already ${invitation.status} and can no longer be canceled`);
     }
-    if (invitation.status === 'sent') invitations.setStatus(invitation.reportId, 'canceled');
+    if (invitation.status === 'sent') {
+      const outcome = deps.lifecycle.cancel(invitation.reportId, 'platform');
+      // Another process finished it between the read and the cancel.
+      if (outcome === 'completed' || outcome === 'failed') {
+        throw conflict(`The test was already ${outcome} and can no longer be canceled`);
+      }
+    }
     reply(res, 200, { id: invitation.reportId, status: 'canceled' });
   });
 }

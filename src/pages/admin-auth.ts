@@ -1,0 +1,69 @@
+import type { Request, RequestHandler } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.js';
+import { renderMessage } from './render.js';
+
+/**
+ * The dashboard's door: HTTP Basic with ADMIN_USERNAME / ADMIN_PASSWORD, or ADMIN_TOKEN (as
+ * `Authorization: Bearer`, or as the Basic password for a browser). Every comparison is in
+ * constant time over SHA-256 digests, so neither the length nor the content of a secret leaks
+ * through timing.
+ */
+export function adminAuth(admin: Config['admin']): RequestHandler {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  const same = (presented: string, expected: Buffer) => timingSafeEqual(digest(presented), expected);
+  const user = digest(admin.username);
+  const password = admin.password === undefined ? undefined : digest(admin.password);
+  const token = admin.token === undefined ? undefined : digest(admin.token);
+
+  const allowed = (header: string | undefined): boolean => {
+    if (!header) return false;
+    const [scheme, value = ''] = header.split(' ', 2);
+    if (scheme?.toLowerCase() === 'bearer') return token !== undefined && same(value.trim(), token);
+    if (scheme?.toLowerCase() !== 'basic') return false;
+    const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return false;
+    const [u, p] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+    // Both checks run whatever the first one says: no early exit to time.
+    const byPassword = password !== undefined && same(u, user) && same(p, password);
+    const byToken = token !== undefined && same(p, token);
+    return byPassword || byToken;
+  };
+
+  return (req, res, next) => {
+    if (allowed(req.headers.authorization)) return next();
+    res.set('WWW-Authenticate', 'Basic realm="Partner dashboard", charset="UTF-8"');
+    renderMessage(
+      res,
+      401,
+      { title: 'Sign-in required', text: 'The dashboard is for the partner’s operators: sign in with the admin credentials.' },
+      { admin: true },
+    );
+  };
+}
+
+/**
+ * CSRF protection for the dashboard's forms. A browser attaches Basic credentials to any request
+ * to this origin, including a form another site submits; it also says where the form came from.
+ * A state-changing request must carry an `Origin` equal to this server's own (as the browser
+ * reached it, or PUBLIC_URL), and, where the browser sends it, `Sec-Fetch-Site: same-origin`.
+ * Requests without `Origin` are refused: every browser that supports the dashboard sends it on POST.
+ */
+export function sameOriginOnly(publicUrl: string): RequestHandler {
+  const configured = new URL(publicUrl).origin;
+  const ownOrigin = (req: Request) => `${req.protocol}://${req.get('host') ?? ''}`;
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    const origin = req.get('origin');
+    const site = req.get('sec-fetch-site');
+    const ok = origin !== undefined && (origin === configured || origin === ownOrigin(req)) && (site === undefined || site === 'same-origin');
+    if (ok) return next();
+    renderMessage(
+      res,
+      403,
+      { title: 'Not allowed', text: 'Dashboard actions must be submitted from the dashboard itself.' },
+      { admin: true },
+    );
+  };
+}
