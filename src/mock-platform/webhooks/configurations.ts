@@ -24,8 +24,10 @@ export const WebhookUrl = z
   .max(2000, 'must be at most 2000 characters')
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an absolute https URL' }))
   .refine((url) => {
+    // zod runs this even after the URL check failed; that failure is already reported.
+    if (!URL.canParse(url)) return true;
     const u = new URL(url);
-    return u.protocol === 'https:' || LOOPBACK_HOSTS.test(u.hostname);
+    return u.protocol !== 'http:' || LOOPBACK_HOSTS.test(u.hostname);
   }, 'must be an https URL (plain http only for localhost)');
 
 export const WebhookInput = z.object({

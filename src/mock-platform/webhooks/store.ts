@@ -377,9 +377,18 @@ export function webhookStore(db: Db, clock: Clock) {
     deliveries(companyId: number, filter: DeliveryFilter = {}): Delivery[] {
       const where = ['d.company_id = ?'];
       const args: (string | number)[] = [companyId];
-      if (filter.webhookId !== undefined) (where.push('d.webhook_id = ?'), args.push(filter.webhookId));
-      if (filter.eventId !== undefined) (where.push('d.event_id = ?'), args.push(filter.eventId));
-      if (filter.status !== undefined) (where.push('d.status = ?'), args.push(filter.status));
+      if (filter.webhookId !== undefined) {
+        where.push('d.webhook_id = ?');
+        args.push(filter.webhookId);
+      }
+      if (filter.eventId !== undefined) {
+        where.push('d.event_id = ?');
+        args.push(filter.eventId);
+      }
+      if (filter.status !== undefined) {
+        where.push('d.status = ?');
+        args.push(filter.status);
+      }
       args.push(filter.limit ?? 100);
       return db
         .prepare<(string | number)[], DeliveryRow>(
@@ -475,10 +484,22 @@ export function webhookStore(db: Db, clock: Clock) {
     requests(companyId: number, filter: RequestFilter = {}): WebhookRequest[] {
       const where = ['company_id = ?'];
       const args: (string | number)[] = [companyId];
-      if (filter.webhookId !== undefined) (where.push('webhook_id = ?'), args.push(filter.webhookId));
-      if (filter.deliveryId !== undefined) (where.push('delivery_id = ?'), args.push(filter.deliveryId));
-      if (filter.eventId !== undefined) (where.push('event_id = ?'), args.push(filter.eventId));
-      if (filter.kind !== undefined) (where.push('kind = ?'), args.push(filter.kind));
+      if (filter.webhookId !== undefined) {
+        where.push('webhook_id = ?');
+        args.push(filter.webhookId);
+      }
+      if (filter.deliveryId !== undefined) {
+        where.push('delivery_id = ?');
+        args.push(filter.deliveryId);
+      }
+      if (filter.eventId !== undefined) {
+        where.push('event_id = ?');
+        args.push(filter.eventId);
+      }
+      if (filter.kind !== undefined) {
+        where.push('kind = ?');
+        args.push(filter.kind);
+      }
       args.push(filter.limit ?? 100);
       return db
         .prepare<(string | number)[], RequestRow>(
