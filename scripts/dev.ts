@@ -68,8 +68,15 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       throw new Error(describeResult(registered, target));
     }
 
-    // The platform's URL and the secret are what the partner needs to send report updates.
-    const config = loadConfig({ ...partnerEnv, PLATFORM_URL: mock.url, PLATFORM_PARTNER_SECRET: registered.partner.secret });
+    // The platform's URL, the codename, the secret and the registered kind are what the partner
+    // needs to send report updates the platform accepts.
+    const config = loadConfig({
+      ...partnerEnv,
+      PLATFORM_URL: mock.url,
+      PARTNER_CODENAME: dev.data.PARTNER_CODENAME,
+      PARTNER_SECRET: registered.partner.secret,
+      PARTNER_KIND: registered.partner.kind,
+    });
     const partner = await main(config);
     stops.push(() => partner.close());
     const address = partner.server.address();

@@ -7,8 +7,8 @@ import { accountStore } from './accounts/store.js';
 import { createApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDb } from './db/open.js';
-import { createLogger } from './http/logger.js';
+import { openDb, type Db } from './db/open.js';
+import { createLogger, type Logger } from './http/logger.js';
 import { backgroundLoop } from './invitations/background.js';
 import { invitationLifecycle } from './invitations/lifecycle.js';
 import { invitationLinks } from './invitations/links.js';
@@ -30,6 +30,72 @@ export interface MainOverrides {
   mailer?: Mailer;
   /** How often the background loops look for due work (default 1 s). */
   pollIntervalMs?: number;
+}
+
+export interface AssembleDeps {
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+  /** Where candidates and the platform reach this server (links, report urls). */
+  publicUrl: string;
+  mailer: Mailer;
+  dispatcher: Dispatcher;
+  deliveryTimeouts?: DeliveryTimeouts;
+  random?: () => number;
+  onInvitationCreated?: () => void;
+  /** Called after something was queued for the mail sender or the delivery worker. */
+  wake?: () => void;
+}
+
+/**
+ * The partner's parts, wired: the app, and the three workers that run after the platform has
+ * had its answer — the invitation starter, the mail sender and the report delivery worker. `main`
+ * runs them in background loops; tests call their `runOnce` with a fake clock.
+ */
+export function assemble(config: Config, deps: AssembleDeps) {
+  const { db, logger, clock, publicUrl } = deps;
+  const links = invitationLinks({ ...config.links, publicUrl, clock });
+  const provider = demoProvider(db, { candidateUrl: links.candidateUrl, kind: config.kind, passMark: config.passMark, clock });
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const mail = mailOutbox(db, clock);
+  const lifecycle = invitationLifecycle({ db, clock, kind: config.kind, reports, mail, links, wake: deps.wake });
+  const starter = invitationStarter({
+    invitations,
+    provider,
+    clock,
+    logger,
+    random: deps.random,
+    markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
+  });
+  const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random });
+  const worker = deliveryWorker({
+    outbox: reports,
+    clock,
+    logger,
+    dispatcher: deps.dispatcher,
+    platform: config.platform,
+    timeouts: deps.deliveryTimeouts,
+    random: deps.random,
+  });
+  const app = createApp({
+    config,
+    db,
+    logger,
+    clock,
+    provider,
+    onInvitationCreated: deps.onInvitationCreated,
+    onQueued: deps.wake,
+    web: {
+      links,
+      publicUrl,
+      admin: config.admin,
+      platform: { url: config.platform.url, codename: config.platform.codename },
+      mailSettings: config.mail,
+      deliveriesWaiting: () => worker.waiting(),
+    },
+  });
+  return { app, links, provider, invitations, reports, mail, lifecycle, starter, sender, worker };
 }
 
 /** Builds the real dependencies, listens, runs the background workers, and shuts down gracefully. */
@@ -73,59 +139,33 @@ export async function main(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = config.port === 0 && config.publicUrl.endsWith(':0') ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
 
-  const links = invitationLinks({ ...config.links, publicUrl, clock });
-  const provider = demoProvider(db, { candidateUrl: links.candidateUrl, kind: config.kind, passMark: config.passMark, clock });
-  const invitations = invitationStore(db, clock);
-  const reports = reportOutbox(db, clock);
-  const mail = mailOutbox(db, clock);
-  const wakeAll = () => {
-    mailLoop.kick();
-    deliveryLoop.kick();
-  };
-  const lifecycle = invitationLifecycle({ db, clock, kind: config.kind, reports, mail, links, wake: wakeAll });
-
-  const starter = invitationStarter({
-    invitations,
-    provider,
-    clock,
-    logger,
-    markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
-  });
-  const mailer = overrides.mailer ?? createMailer(config.mail);
-  const sender = mailSender({ db, outbox: mail, invitations, mailer, clock, logger, kind: config.kind });
   const ownDispatcher = overrides.dispatcher ? undefined : deliveryAgent();
-  const worker = deliveryWorker({
-    outbox: reports,
-    clock,
-    logger,
-    dispatcher: overrides.dispatcher ?? ownDispatcher!,
-    platform: config.platform,
-    timeouts: overrides.deliveryTimeouts,
-  });
+  const mailer = overrides.mailer ?? createMailer(config.mail);
   const intervalMs = overrides.pollIntervalMs ?? 1000;
-  const startLoop = backgroundLoop('invitation starter', () => starter.runOnce(), { logger, intervalMs });
-  const mailLoop = backgroundLoop('mail sender', () => sender.runOnce(), { logger, intervalMs });
-  const deliveryLoop = backgroundLoop('report delivery', () => worker.runOnce(), { logger, intervalMs });
-  const waiting = worker.waiting();
-  if (waiting) logger.warn(waiting);
-
-  const app = createApp({
-    config,
+  // The loops need the parts and the parts need to wake the loops: `wake` is bound once both exist.
+  let wakeAll = () => {};
+  const partner = assemble(config, {
     db,
     logger,
     clock,
-    provider,
+    publicUrl,
+    mailer,
+    dispatcher: overrides.dispatcher ?? ownDispatcher!,
+    deliveryTimeouts: overrides.deliveryTimeouts,
     onInvitationCreated: () => startLoop.kick(),
-    onQueued: wakeAll,
-    web: {
-      links,
-      publicUrl,
-      admin: config.admin,
-      platform: { url: config.platform.url, codename: config.platform.codename },
-      mailSettings: config.mail,
-      deliveriesWaiting: () => worker.waiting(),
-    },
+    wake: () => wakeAll(),
   });
+  const startLoop = backgroundLoop('invitation starter', () => partner.starter.runOnce(), { logger, intervalMs });
+  const mailLoop = backgroundLoop('mail sender', () => partner.sender.runOnce(), { logger, intervalMs });
+  const deliveryLoop = backgroundLoop('report delivery', () => partner.worker.runOnce(), { logger, intervalMs });
+  wakeAll = () => {
+    mailLoop.kick();
+    deliveryLoop.kick();
+  };
+  const waiting = partner.worker.waiting();
+  if (waiting) logger.warn(waiting);
+  const { app, worker } = partner;
+
   server.on('request', app);
   // Whatever the last run left behind (a crash, a restart) is picked up at once.
   startLoop.kick();

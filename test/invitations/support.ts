@@ -1,0 +1,193 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { Agent, type Dispatcher } from 'undici';
+import { accountStore } from '../../src/accounts/store.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { PartnerKind } from '../../src/contract/decisions.js';
+import { openDb, type Db } from '../../src/db/open.js';
+import { createLogger } from '../../src/http/logger.js';
+import { createMailer } from '../../src/mail/transport.js';
+import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import type { DeliveryTimeouts } from '../../src/reports/worker.js';
+import { assemble } from '../../src/server.js';
+import { fakeClock } from '../support/partner.js';
+
+export const ADMIN = { username: 'operator', password: 'correct horse battery staple' } as const;
+export const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
+/** Short enough that a test waiting for a timeout is quick, long enough for a loaded CI machine. */
+export const TEST_TIMEOUTS: DeliveryTimeouts = { connectMs: 1000, headersMs: 400, bodyMs: 400 };
+
+export interface FlowOptions {
+  kind?: PartnerKind;
+  /** The platform the worker delivers to; unset: a URL nothing listens on. */
+  platform?: { url: string; codename: string; secret?: string };
+  /** Listen on a port (the mock calls the partner's callbacks); otherwise supertest only. */
+  listen?: boolean;
+  /** Reopen an existing partner database (a restart). */
+  dbFile?: string;
+  env?: Record<string, string>;
+  dispatcher?: Dispatcher;
+  random?: () => number;
+}
+
+/**
+ * The partner as `server.ts` assembles it, over a real SQLite file and a JSON mail folder, with a
+ * fake clock and the workers driven by hand (`runOnce`), so retry schedules run instantly.
+ */
+export async function flowHarness(options: FlowOptions = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
+  const dbFile = options.dbFile ?? path.join(dir, 'partner.db');
+  const mailDir = path.join(path.dirname(dbFile), 'mail');
+  const db: Db = openDb(dbFile);
+  const clock = fakeClock();
+  let server: Server | undefined;
+  let publicUrl = 'http://partner.test';
+  if (options.listen) {
+    server = createServer();
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    publicUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+  const config: Config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_PATH: dbFile,
+    PUBLIC_URL: publicUrl,
+    MAIL_DIR: mailDir,
+    CANDIDATE_LINK_SECRET: LINK_SECRET,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    PARTNER_KIND: options.kind ?? 'assessment',
+    PLATFORM_URL: options.platform?.url ?? 'http://127.0.0.1:9',
+    PARTNER_CODENAME: options.platform?.codename ?? 'demo-assessments',
+    ...(options.platform?.secret !== undefined && { PARTNER_SECRET: options.platform.secret }),
+    ...options.env,
+  });
+  const ownAgent = options.dispatcher
+    ? undefined
+    : new Agent({ connect: { timeout: TEST_TIMEOUTS.connectMs }, headersTimeout: TEST_TIMEOUTS.headersMs, bodyTimeout: TEST_TIMEOUTS.bodyMs });
+  let wakes = 0;
+  const parts = assemble(config, {
+    db,
+    logger: createLogger('silent'),
+    clock,
+    publicUrl,
+    mailer: createMailer(config.mail),
+    dispatcher: options.dispatcher ?? ownAgent!,
+    deliveryTimeouts: TEST_TIMEOUTS,
+    random: options.random ?? (() => 1),
+    wake: () => {
+      wakes += 1;
+    },
+  });
+  server?.on('request', parts.app);
+  const accounts = accountStore(db, clock);
+
+  const h = {
+    ...parts,
+    db,
+    dbFile,
+    dir,
+    mailDir,
+    clock,
+    config,
+    publicUrl,
+    accounts,
+    wakes: () => wakes,
+    http: () => request(parts.app),
+
+    /** A customer account with tests, bound to `companyId` (null: not connected yet). */
+    customer(name = 'Acme', tests: string[] = ['JavaScript fundamentals'], companyId: number | null = 3) {
+      const { account, token } = accounts.create(name);
+      const added = addDemoTests(db, clock, account.id, tests);
+      if (companyId !== null) accounts.bindCompany(account, companyId);
+      return { accountId: account.id, token, tests: added };
+    },
+
+    /** send_candidate as the platform calls it. */
+    send(token: string, body: Record<string, unknown>) {
+      return request(parts.app).post('/callbacks/send_candidate').set('Authorization', `Bearer ${token}`).send(body);
+    },
+
+    /** Starts what is due and sends the e-mail it queued. */
+    async startAndMail() {
+      await parts.starter.runOnce();
+      return parts.sender.runOnce();
+    },
+
+    /**
+     * Runs the delivery worker until nothing is pending, moving the fake clock to each next due
+     * time (as the real loop would wait). Returns the clock times at which it ran.
+     */
+    async deliverUntilIdle(maxRounds = 200): Promise<number[]> {
+      const rounds: number[] = [];
+      for (let i = 0; i < maxRounds; i++) {
+        rounds.push(clock.now());
+        await parts.worker.runOnce();
+        const next = parts.worker.nextDueAt();
+        if (next === undefined) return rounds;
+        clock.set(Math.max(clock.now(), Date.parse(next)));
+      }
+      throw new Error(`deliveries still pending after ${maxRounds} rounds`);
+    },
+
+    /** The JSON transport's files, oldest first. */
+    mails(): { to: { address: string }[]; subject: string; text: string; html: string }[] {
+      let files: string[];
+      try {
+        files = readdirSync(mailDir).filter((f) => f.endsWith('.json'));
+      } catch {
+        return [];
+      }
+      const id = (f: string) => Number(/^mail-(\d+)-/.exec(f)?.[1]);
+      return files.sort((a, b) => id(a) - id(b)).map((f) => JSON.parse(readFileSync(path.join(mailDir, f), 'utf8')));
+    },
+
+    row(sql: string, ...params: unknown[]) {
+      return db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+    },
+    rows(sql: string, ...params: unknown[]) {
+      return db.prepare(sql).all(...params) as Record<string, unknown>[];
+    },
+
+    async close(options: { keepFiles?: boolean } = {}) {
+      if (server) await new Promise((resolve) => server!.close(resolve));
+      await ownAgent?.close();
+      db.close();
+      if (!options.keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+export type FlowHarness = Awaited<ReturnType<typeof flowHarness>>;
+
+/** The candidate link in an e-mail's text. */
+export function linkIn(text: string): string {
+  const m = /(https?:\/\/\S+\/take\?token=[\w.-]+)/.exec(text);
+  if (!m) throw new Error(`no candidate link in:\n${text}`);
+  return m[1]!;
+}
+
+/** The path and query of a URL, for supertest. */
+export const pathOf = (url: string) => {
+  const u = new URL(url);
+  return u.pathname + u.search;
+};
+
+let n = 0;
+export function sendBody(testId: number | string, overrides: Record<string, unknown> = {}) {
+  n += 1;
+  return {
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada@example.com',
+    candidate_id: 17,
+    company_id: 3,
+    report_id: `5e1f0c2a-0000-4000-8000-${(Date.now() % 1e6).toString(16).padStart(6, '0')}${n.toString(16).padStart(6, '0')}`,
+    test_id: String(testId),
+    test_name: 'whatever the platform calls it',
+    ...overrides,
+  };
+}

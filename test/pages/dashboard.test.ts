@@ -1,0 +1,208 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN, flowHarness, linkIn, pathOf, sendBody, type FlowHarness } from '../invitations/support.js';
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const AUTH = basic(ADMIN.username, ADMIN.password);
+
+describe('the dashboard', () => {
+  let h: FlowHarness;
+  let reportId: string;
+  beforeEach(async () => {
+    h = await flowHarness();
+    const c = h.customer('Acme Corp', ['JavaScript fundamentals'], 3);
+    h.customer('Globex', [], null);
+    const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
+    reportId = body.report_id;
+    await h.send(c.token, body);
+    await h.startAndMail();
+  });
+  afterEach(() => h.close());
+
+  const get = (path: string, auth = AUTH) => h.http().get(path).set('Authorization', auth);
+  /** A form post as the dashboard's own page makes it: same origin. */
+  const post = (path: string, form: Record<string, string> = {}, headers: Record<string, string> = { Origin: h.publicUrl }) =>
+    h.http().post(path).set('Authorization', AUTH).set(headers).type('form').send(form);
+  const update = (id: number) => h.row('SELECT status, next_attempt_at, give_up_at FROM report_updates WHERE id = ?', id);
+
+  describe('sign-in', () => {
+    it('without credentials, then 401 with a Basic challenge and a page, not the data', async () => {
+      const res = await h.http().get('/admin');
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Basic realm="Partner dashboard", charset="UTF-8"');
+      expect(res.text).toContain('Sign-in required');
+      expect(res.text).not.toContain('Grace');
+    });
+
+    it('with a wrong password or user name, then 401', async () => {
+      expect((await get('/admin', basic(ADMIN.username, 'wrong'))).status).toBe(401);
+      expect((await get('/admin', basic('root', ADMIN.password))).status).toBe(401);
+      expect((await get('/admin', 'Basic !!!')).status).toBe(401);
+      expect((await get('/admin', 'Bearer anything')).status).toBe(401);
+    });
+
+    it('with the right credentials, then accounts and their connection, invitations and report updates show', async () => {
+      const res = await get('/admin');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('Acme Corp');
+      expect(res.text).toMatch(/Acme Corp <span class="muted">#1<\/span><\/td>\s*<td><span class="tag tag-delivered">company 3<\/span>/);
+      expect(res.text).toMatch(/Globex <span class="muted">#2<\/span><\/td>\s*<td><span class="tag tag-pending">not connected<\/span>/);
+      expect(res.text).toContain('Grace Hopper');
+      expect(res.text).toContain(`/admin/reports/${reportId}`);
+      expect(res.text).toContain('1 pending');
+      expect(res.text).not.toMatch(/<script/i);
+    });
+
+    it('with ADMIN_TOKEN configured, then the token opens it as Bearer or as the Basic password', async () => {
+      const token = 'tok_0123456789abcdefghijklmnopqrstuv';
+      const t = await flowHarness({ env: { ADMIN_TOKEN: token, ADMIN_PASSWORD: '' } });
+      try {
+        expect((await t.http().get('/admin').set('Authorization', `Bearer ${token}`)).status).toBe(200);
+        expect((await t.http().get('/admin').set('Authorization', basic('anyone', token))).status).toBe(200);
+        expect((await t.http().get('/admin').set('Authorization', `Bearer ${token}x`)).status).toBe(401);
+        // No password was configured, so the development default does not open it either.
+        expect((await t.http().get('/admin').set('Authorization', basic('admin', 'admin'))).status).toBe(401);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
+  describe('form posts (CSRF)', () => {
+    const firstUpdateId = () => h.row('SELECT id FROM report_updates ORDER BY id LIMIT 1')!.id as number;
+
+    it('from another origin, without Origin, or marked cross-site, then 403 and nothing changes', async () => {
+      const id = firstUpdateId();
+      for (const headers of [
+        { Origin: 'https://evil.example' },
+        {} as Record<string, string>,
+        { Origin: 'null' },
+        { Origin: h.publicUrl, 'Sec-Fetch-Site': 'cross-site' },
+      ]) {
+        const res = await post(`/admin/updates/${id}/cancel`, {}, headers);
+        expect(res.status).toBe(403);
+        expect(res.text).toContain('must be submitted from the dashboard');
+      }
+      expect(update(id)!.status).toBe('pending');
+    });
+
+    it('from the dashboard itself but without credentials, then 401', async () => {
+      const res = await h.http().post(`/admin/updates/${firstUpdateId()}/cancel`).set('Origin', h.publicUrl).type('form').send({});
+      expect(res.status).toBe(401);
+      expect(update(firstUpdateId())!.status).toBe('pending');
+    });
+
+    it('"cancel retries" stops a pending update; "retry now" queues it again, due at once with a fresh give-up window', async () => {
+      const id = firstUpdateId();
+      const canceled = await post(`/admin/updates/${id}/cancel`, { back: `/admin/reports/${reportId}` }, { Origin: h.publicUrl, 'Sec-Fetch-Site': 'same-origin' });
+      expect(canceled.status).toBe(303);
+      expect(canceled.headers.location).toBe(`/admin/reports/${reportId}?notice=stopped`);
+      expect(update(id)!.status).toBe('canceled');
+      expect((await get(canceled.headers.location!)).text).toContain('Retries canceled');
+
+      h.clock.advance(60_000);
+      const retried = await post(`/admin/updates/${id}/retry`);
+      expect(retried.headers.location).toBe('/admin?notice=retried');
+      const now = h.clock.now();
+      expect(update(id)).toEqual({
+        status: 'pending',
+        next_attempt_at: new Date(now).toISOString(),
+        give_up_at: new Date(now + 3 * 24 * 3600_000).toISOString(),
+      });
+    });
+
+    it('an open redirect through "back" is not possible', async () => {
+      const res = await post(`/admin/updates/${firstUpdateId()}/cancel`, { back: 'https://evil.example/admin' });
+      expect(res.headers.location).toBe('/admin?notice=stopped');
+    });
+
+    it('"cancel invitation" cancels it on our side, queues the canceled update and stops the candidate link', async () => {
+      const link = pathOf(linkIn(h.mails()[0]!.text));
+      const res = await post(`/admin/reports/${reportId}/cancel`, { back: `/admin/reports/${reportId}` });
+      expect(res.headers.location).toBe(`/admin/reports/${reportId}?notice=canceled`);
+      expect(h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'vendor' });
+      expect(JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string)).toEqual({ status: 'canceled' });
+      expect((await h.http().get(link)).status).toBe(410);
+      // Again: nothing more to cancel.
+      expect((await post(`/admin/reports/${reportId}/cancel`)).headers.location).toBe('/admin?notice=not-canceled');
+      expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 2 });
+    });
+
+    it('"resend invitation" sends a second e-mail with a fresh link that works', async () => {
+      h.clock.advance(3600_000);
+      await post(`/admin/reports/${reportId}/resend`);
+      await h.sender.runOnce();
+      const mails = h.mails();
+      expect(mails).toHaveLength(2);
+      const fresh = linkIn(mails[1]!.text);
+      expect(fresh).not.toBe(linkIn(mails[0]!.text));
+      expect((await h.http().get(pathOf(fresh))).status).toBe(200);
+    });
+  });
+
+  it('the report page shows the delivery log: request, error, attempts and next attempt', async () => {
+    // A platform nothing listens on: the attempt fails with a connection error and is scheduled again.
+    const t = await flowHarness({ platform: { url: 'http://127.0.0.1:9', codename: 'demo-assessments', secret: 's3cret' } });
+    try {
+      const c = t.customer('Acme', ['SQL basics']);
+      const body = sendBody(c.tests[0]!.id);
+      await t.send(c.token, body);
+      await t.startAndMail();
+      expect(await t.worker.runOnce()).toMatchObject({ retried: 1 });
+      const page = await t.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('ECONNREFUSED');
+      expect(page.text).toContain(`PATCH {&quot;urls&quot;:{&quot;show&quot;:&quot;${t.publicUrl}/results?token=`);
+      expect(page.text).toContain(`next ${new Date(t.clock.now() + 10_000).toISOString()}`);
+      expect(page.text).not.toContain('s3cret');
+      expect(page.text).not.toContain('Report updates are waiting');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('when PARTNER_SECRET is not set, then the dashboard says why report updates wait', async () => {
+    const res = await get('/admin');
+    expect(res.text).toContain('Report updates are waiting: PARTNER_SECRET is not set');
+  });
+
+  it('the e-mail page shows what the JSON transport wrote', async () => {
+    const res = await get('/admin/mail/1');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('Acme Corp invites you to take the JavaScript fundamentals test');
+    expect(res.text).toContain('Grace Hopper &lt;grace@example.com&gt;');
+    expect(res.text).toContain('/take?token=');
+    expect((await get('/admin/mail/999')).status).toBe(404);
+    expect((await get('/admin/reports/not-a-uuid')).status).toBe(404);
+  });
+});
+
+describe('the dashboard for a check', () => {
+  it('records an operator decision only after consent, and the update carries status and score only', async () => {
+    const h = await flowHarness({ kind: 'reference_check' });
+    try {
+      const c = h.customer('Acme', ['Two professional references']);
+      const body = sendBody(c.tests[0]!.id);
+      await h.send(c.token, body);
+      await h.startAndMail();
+      const decide = (decision: string) =>
+        h.http().post(`/admin/reports/${body.report_id}/decide`).set('Authorization', AUTH).set('Origin', h.publicUrl).type('form').send({ decision });
+
+      expect((await decide('clear')).headers.location).toBe('/admin?notice=not-decided');
+      expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+      const page = await h.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH);
+      expect(page.text).toContain("Waiting for the candidate's consent");
+
+      const token = new URL(linkIn(h.mails()[0]!.text)).searchParams.get('token')!;
+      await h.http().post('/take').type('form').send({ token, consent: 'yes' }).expect(303);
+      expect((await decide('maybe')).headers.location).toBe('/admin?notice=not-decided');
+      h.clock.advance(86_400_000);
+      expect((await decide('adverse')).headers.location).toBe('/admin?notice=decided');
+      expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: 'Poor' });
+      const last = JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string);
+      expect(Object.keys(last).sort()).toEqual(['completed_at', 'score', 'status', 'urls']);
+      expect(last).toMatchObject({ status: 'failed', score: 'Poor', completed_at: new Date(h.clock.now()).toISOString() });
+    } finally {
+      await h.close();
+    }
+  });
+});
