@@ -63,7 +63,8 @@ export function retryAfterMs(header: string | string[] | undefined, now: number)
   let ms: number;
   if (/^\d{1,10}$/.test(value)) ms = Number(value) * SECOND;
   else {
-    const at = Date.parse(value);
+    // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with the day's name.
+    const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
     if (Number.isNaN(at)) return undefined;
     ms = at - now;
   }

@@ -14,7 +14,7 @@ describe('invitation lifecycle', () => {
 
   const updates = (reportId: string) =>
     h.rows('SELECT body, status FROM report_updates WHERE report_id = ? ORDER BY id', reportId).map((r) => ({
-      ...r,
+      status: r.status as string,
       body: JSON.parse(r.body as string),
     }));
 

@@ -20,10 +20,19 @@ export const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
 /** Short enough that a test waiting for a timeout is quick, long enough for a loaded CI machine. */
 export const TEST_TIMEOUTS: DeliveryTimeouts = { connectMs: 1000, headersMs: 400, bodyMs: 400 };
 
+export interface PlatformTarget {
+  url: string;
+  codename: string;
+  secret?: string;
+}
+
 export interface FlowOptions {
   kind?: PartnerKind;
-  /** The platform the worker delivers to; unset: a URL nothing listens on. */
-  platform?: { url: string; codename: string; secret?: string };
+  /**
+   * The platform the worker delivers to; unset: a URL nothing listens on. A function is called with
+   * the partner's URL once it listens (to register the partner there first).
+   */
+  platform?: PlatformTarget | ((partnerUrl: string) => Promise<PlatformTarget>);
   /** Listen on a port (the mock calls the partner's callbacks); otherwise supertest only. */
   listen?: boolean;
   /** Reopen an existing partner database (a restart). */
@@ -50,6 +59,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     publicUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   }
+  const platform = typeof options.platform === 'function' ? await options.platform(publicUrl) : options.platform;
   const config: Config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -60,9 +70,9 @@ export async function flowHarness(options: FlowOptions = {}) {
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     PARTNER_KIND: options.kind ?? 'assessment',
-    PLATFORM_URL: options.platform?.url ?? 'http://127.0.0.1:9',
-    PARTNER_CODENAME: options.platform?.codename ?? 'demo-assessments',
-    ...(options.platform?.secret !== undefined && { PARTNER_SECRET: options.platform.secret }),
+    PLATFORM_URL: platform?.url ?? 'http://127.0.0.1:9',
+    PARTNER_CODENAME: platform?.codename ?? 'demo-assessments',
+    ...(platform?.secret !== undefined && { PARTNER_SECRET: platform.secret }),
     ...options.env,
   });
   const ownAgent = options.dispatcher
