@@ -29,7 +29,7 @@ describe('deliveries through a faulty platform', () => {
     const plans: { reportId: string; end: ReportStatus }[] = [];
     for (let i = 0; i < 9; i++) {
       const reportId = await w.send(CANDIDATES[i % CANDIDATES.length]);
-      plans.push({ reportId, end: (['completed', 'failed', 'canceled'] as const)[i % 3] });
+      plans.push({ reportId, end: (['completed', 'failed', 'canceled'] as const)[i % 3]! });
     }
     await w.partner.startAndMail();
     for (const spec of [
