@@ -1,0 +1,34 @@
+import { eraseCandidatePersonalData } from '../../invitations/erase.js';
+import { CandidateRef, pendingInvitations } from './candidate.js';
+import type { WebhookHandler } from './types.js';
+
+/**
+ * candidate_deleted: the platform deleted the candidate, so the vendor forgets them. Their pending
+ * invitations are canceled first (no test for someone who no longer exists; the queued e-mail is
+ * dropped and the report updated), then their personal data is erased from every invitation, and
+ * from the kept payloads of earlier events. The log says so, by ids only.
+ *
+ * A fork whose product keeps more about candidates (answers, documents, a CRM copy) erases it here.
+ */
+export const candidateDeleted: WebhookHandler = (event, ctx) => {
+  const { candidate } = CandidateRef.parse(event.payload);
+  const target = { companyId: event.companyId, candidateId: candidate.id, accountIds: ctx.accountIds };
+  const canceled = pendingInvitations(ctx.db, target).filter((reportId) => ctx.cancelInvitation(reportId) === 'canceled');
+  const erased = eraseCandidatePersonalData(ctx.db, ctx.clock, target);
+  ctx.inbox.scrubCandidate(event.companyId, candidate.id);
+  ctx.logger.info(
+    {
+      eventId: event.id,
+      companyId: event.companyId,
+      candidateId: candidate.id,
+      invitations: erased.reportIds.length,
+      canceled: canceled.length,
+      mailFiles: erased.mailFiles,
+    },
+    'erased the personal data of a candidate deleted on the platform',
+  );
+  if (erased.mailFilesLeft.length) {
+    ctx.logger.warn({ eventId: event.id, files: erased.mailFilesLeft }, 'could not delete e-mail files of an erased candidate; remove them by hand');
+  }
+  return `erased the personal data of ${erased.reportIds.length} invitation(s); canceled ${canceled.length} pending`;
+};

@@ -1,0 +1,249 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../src/contract/decisions.js';
+import { createLogger } from '../../src/http/logger.js';
+import { mailOutbox } from '../../src/mail/outbox.js';
+import { MAX_HANDLER_ATTEMPTS } from '../../src/webhooks/processor.js';
+import { COMPANY, candidateEvent, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
+
+let partner: PartnerWebhooks;
+afterEach(() => partner?.close());
+
+/** A logger whose lines the test reads. */
+function capturedLogger() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: createLogger('info', stream), lines };
+}
+
+const deliver = async (body: string) => {
+  await request(partner.app).post(`/webhooks/platform/${COMPANY}`).set(signed(body)).send(body).expect(200);
+};
+const invitation = (reportId: string) =>
+  partner.db
+    .prepare<[string], Record<string, unknown>>(
+      'SELECT first_name, last_name, email, phone, extra_inputs, status, score, candidate_id FROM invitations WHERE report_id = ?',
+    )
+    .get(reportId);
+const queued = (reportId: string) => partner.reports.pendingOf(reportId).map((u) => u.body);
+const entry = (eventId: number) => partner.processor.inbox.find(eventId);
+
+describe('webhook handlers', () => {
+  it('candidate_moved/disqualified cancels the candidate’s pending invitations and queues each report update `canceled`', async () => {
+    partner = partnerWebhooks();
+    const [first, second] = partner.invite(COMPANY, [17, 17]);
+    const [other] = partner.invite(COMPANY, [18]);
+    const [otherCompany] = partner.invite(2, [17]);
+    const event = candidateEvent('candidate_moved', 'disqualified', 17, {
+      details: { to_stage: { id: 3, name: 'Interview' }, disqualify_reason: { id: 1, name: 'Not a fit' } },
+    }, 9001);
+    await deliver(event);
+    expect(invitation(first!)!.status).toBe('sent');
+
+    expect(await partner.processor.runOnce()).toBe(1);
+    for (const reportId of [first!, second!]) {
+      expect(invitation(reportId)!.status).toBe('canceled');
+      expect(queued(reportId)).toEqual([{ status: 'canceled' }]);
+    }
+    expect(invitation(other!)!.status).toBe('sent');
+    expect(invitation(otherCompany!)!.status).toBe('sent');
+    expect(queued(other!)).toEqual([]);
+    expect(entry(9001)).toMatchObject({ status: 'handled', outcome: 'disqualified: canceled 2 pending invitation(s)', candidateId: 17 });
+    expect(partner.db.prepare('SELECT payload FROM webhook_inbox WHERE event_id = 9001').get()).toEqual({ payload: null });
+
+    // Redelivered later: nothing happens again.
+    await deliver(event);
+    expect(await partner.processor.runOnce()).toBe(0);
+    expect(queued(first!)).toEqual([{ status: 'canceled' }]);
+  });
+
+  it('leaves finished invitations alone when a candidate is disqualified', async () => {
+    partner = partnerWebhooks();
+    const [done] = partner.invite(COMPANY, [17]);
+    partner.invitations.setStatus(done!, 'completed');
+    await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9002));
+    await partner.processor.runOnce();
+    expect(invitation(done!)!.status).toBe('completed');
+    expect(queued(done!)).toEqual([]);
+    expect(entry(9002)!.outcome).toBe('disqualified: canceled 0 pending invitation(s)');
+  });
+
+  it.each([
+    ['stage_changed', { from_stage: { id: 1, name: 'Applied' }, to_stage: { id: 3, name: 'Interview' } }, 'moved from Applied to Interview'],
+    ['requalified', { to_stage: { id: 3, name: 'Interview' } }, 'requalified into Interview'],
+  ])('candidate_moved/%s is recorded and cancels nothing', async (subtype, details, outcome) => {
+    partner = partnerWebhooks();
+    const [reportId] = partner.invite(COMPANY, [17]);
+    await deliver(candidateEvent('candidate_moved', subtype, 17, { details }, 9003));
+    await partner.processor.runOnce();
+    expect(invitation(reportId!)!.status).toBe('sent');
+    expect(entry(9003)).toMatchObject({ status: 'handled', outcome });
+  });
+
+  it('candidate_deleted erases the candidate’s personal data, keeps the rows, and logs it by ids only', async () => {
+    const { logger, lines } = capturedLogger();
+    partner = partnerWebhooks({ logger });
+    const [p2, f2] = partner.invite(COMPANY, [17, 17]);
+    const [k2] = partner.invite(COMPANY, [18]);
+    partner.invitations.setStatus(f2!, 'completed');
+    partner.db.prepare("UPDATE invitations SET score = '87' WHERE report_id = ?").run(f2!);
+    // An earlier event about the same candidate whose handling was given up still holds its payload.
+    await deliver(candidateEvent('new_candidate', 'email', 17, { offers: [] }, 9010));
+    partner.db.prepare("UPDATE webhook_inbox SET status = 'failed' WHERE event_id = 9010").run();
+
+    await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9011));
+    await partner.processor.runOnce();
+
+    for (const reportId of [p2!, f2!]) {
+      expect(invitation(reportId)).toMatchObject({ first_name: '', last_name: '', email: '', phone: null, extra_inputs: '{}', candidate_id: 17 });
+    }
+    expect(invitation(p2!)!.status).toBe('canceled');
+    expect(queued(p2!)).toEqual([{ status: 'canceled' }]);
+    expect(invitation(f2!)).toMatchObject({ status: 'completed', score: '87' });
+    expect(invitation(k2!)).toMatchObject({ first_name: 'Ada', email: 'candidate-18@example.com', status: 'sent' });
+    expect(entry(9011)).toMatchObject({
+      status: 'handled',
+      outcome: 'erased the personal data of 2 invitation(s); canceled 1 pending',
+    });
+    expect(partner.db.prepare('SELECT event_id FROM webhook_inbox WHERE payload IS NOT NULL').all()).toEqual([]);
+
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'erased the personal data of a candidate deleted on the platform');
+    expect(line).toMatchObject({ eventId: 9011, companyId: COMPANY, candidateId: 17, invitations: 2, canceled: 1 });
+    const all = lines.join('\n');
+    for (const personal of ['Ada', 'Lovelace', 'candidate-17@example.com', '+44 20 7946 0000', 'ada@example.com']) {
+      expect(all).not.toContain(personal);
+    }
+  });
+
+  it('candidate_deleted also forgets the e-mail sent to the candidate: its recipient, subject and file', async () => {
+    partner = partnerWebhooks();
+    const [reportId] = partner.invite(COMPANY, [17]);
+    const dir = mkdtempSync(path.join(tmpdir(), 'erased-mail-'));
+    const file = path.join(dir, 'invitation.json');
+    writeFileSync(file, JSON.stringify({ to: 'candidate-17@example.com', subject: 'Your test, Ada' }));
+    const mail = mailOutbox(partner.db, partner.clock);
+    const id = mail.enqueue(reportId!, 'invitation');
+    mail.markSent(id, { recipient: 'candidate-17@example.com', subject: 'Your test, Ada', messageId: '<m1@kit>', file });
+    try {
+      await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9015));
+      await partner.processor.runOnce();
+      expect(partner.db.prepare('SELECT recipient, subject, file, status FROM mail_outbox WHERE id = ?').get(id)).toEqual({
+        recipient: null,
+        subject: null,
+        file: null,
+        status: 'sent',
+      });
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an event for a company no account is bound to is recorded and changes nothing', async () => {
+    partner = partnerWebhooks();
+    const [elsewhere] = partner.invite(2, [17]);
+    await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9020));
+    await partner.processor.runOnce();
+    expect(invitation(elsewhere!)).toMatchObject({ first_name: 'Ada', status: 'sent' });
+    expect(entry(9020)).toMatchObject({ status: 'handled', outcome: 'erased the personal data of 0 invitation(s); canceled 0 pending' });
+  });
+
+  it.each([
+    ['new_candidate', 'career_site'],
+    ['candidate_assigned', 'manual'],
+    ['offer_published', 'manual'],
+    ['offer_unpublished', 'manual'],
+    ['offer_updated', 'tags_changed'],
+    ['candidate_hired', 'manual'],
+  ])('%s is recorded for the dashboard, without its payload', async (eventType, eventSubtype) => {
+    partner = partnerWebhooks();
+    const [reportId] = partner.invite(COMPANY, [17]);
+    await deliver(envelope({ id: 9030, event_type: eventType, event_subtype: eventSubtype }));
+    await partner.processor.runOnce();
+    expect(partner.processor.inbox.list({ companyId: COMPANY })).toEqual([
+      expect.objectContaining({ eventId: 9030, eventType, eventSubtype, status: 'handled', outcome: `recorded (${eventSubtype})`, offerId: 101 }),
+    ]);
+    expect(invitation(reportId!)!.status).toBe('sent');
+  });
+
+  it('retries a failing handler with growing delays and gives up after the last attempt', async () => {
+    let calls = 0;
+    partner = partnerWebhooks({
+      handlers: {
+        offer_published: () => {
+          calls += 1;
+          throw new Error('product API down');
+        },
+      },
+    });
+    await deliver(envelope({ id: 9040 }));
+    const nextAt = () => Date.parse(entry(9040)!.nextAttemptAt!) - partner.clock.now();
+    await partner.processor.runOnce();
+    const delays = [nextAt()];
+    for (let i = 2; i < MAX_HANDLER_ATTEMPTS; i++) {
+      partner.clock.advance(delays.at(-1)!);
+      await partner.processor.runOnce();
+      delays.push(nextAt());
+    }
+    // Each wait is at least as long as the one before (exponential with jitter, 30 s up to an hour).
+    expect(delays[0]).toBeGreaterThanOrEqual(15_000);
+    expect(delays.at(-1)!).toBeLessThanOrEqual(60 * 60_000);
+    for (let i = 1; i < delays.length; i++) expect(delays[i]! * 2).toBeGreaterThan(delays[i - 1]!);
+    partner.clock.advance(delays.at(-1)!);
+    await partner.processor.runOnce();
+    expect(calls).toBe(MAX_HANDLER_ATTEMPTS);
+    expect(entry(9040)).toMatchObject({ status: 'failed', attempts: MAX_HANDLER_ATTEMPTS, lastError: 'product API down', nextAttemptAt: null });
+    partner.clock.advance(24 * 60 * 60_000);
+    await partner.processor.runOnce();
+    expect(calls).toBe(MAX_HANDLER_ATTEMPTS);
+  });
+
+  it('gives up at once on a payload the handler cannot read', async () => {
+    partner = partnerWebhooks();
+    await deliver(envelope({ id: 9050, event_type: 'candidate_deleted', event_subtype: 'manual', payload: { company: { id: COMPANY, name: 'Acme' } } }));
+    await partner.processor.runOnce();
+    expect(entry(9050)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'payload: candidate must be an object with the candidate id' });
+  });
+
+  it('remembers event ids for the dedupe window, then forgets them', async () => {
+    partner = partnerWebhooks();
+    const body = envelope({ id: 9060 });
+    await deliver(body);
+    await partner.processor.runOnce();
+    partner.clock.advance(WEBHOOK_DEDUPE_WINDOW_MS - 1);
+    await partner.processor.runOnce();
+    await deliver(body);
+    expect(entry(9060)).toMatchObject({ status: 'handled', duplicates: 1 });
+    partner.clock.advance(2);
+    await partner.processor.runOnce();
+    expect(entry(9060)).toBeUndefined();
+  });
+
+  it('handles what a previous process stored but never handled', async () => {
+    partner = partnerWebhooks();
+    const [reportId] = partner.invite(COMPANY, [17]);
+    await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9070));
+    // A new processor over the same database, as after a restart.
+    const { webhookProcessor } = await import('../../src/webhooks/processor.js');
+    const { invitationLifecycle } = await import('../../src/invitations/lifecycle.js');
+    const { mailOutbox } = await import('../../src/mail/outbox.js');
+    const lifecycle = invitationLifecycle({ db: partner.db, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.db, partner.clock) });
+    const restarted = webhookProcessor({
+      db: partner.db,
+      clock: partner.clock,
+      logger: createLogger('silent'),
+      cancelInvitation: (id) => lifecycle.cancel(id, 'platform'),
+    });
+    expect(await restarted.runOnce()).toBe(1);
+    expect(invitation(reportId!)!.status).toBe('canceled');
+  });
+});

@@ -1,0 +1,167 @@
+import express, { type Express } from 'express';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { accountStore, type AccountStore } from '../../src/accounts/store.js';
+import { signWebhookBody } from '../../src/contract/signature.js';
+import { openDb, type Db } from '../../src/db/open.js';
+import { errorHandler, notFoundHandler } from '../../src/http/error-handler.js';
+import { createLogger, type Logger } from '../../src/http/logger.js';
+import { helmetHeaders } from '../../src/http/security-headers.js';
+import { invitationLifecycle } from '../../src/invitations/lifecycle.js';
+import { invitationStore, type InvitationStore } from '../../src/invitations/store.js';
+import { mailOutbox } from '../../src/mail/outbox.js';
+import { reportOutbox, type ReportOutbox } from '../../src/reports/outbox.js';
+import type { WebhookHandler } from '../../src/webhooks/handlers/index.js';
+import { webhookProcessor, type WebhookProcessor } from '../../src/webhooks/processor.js';
+import { registerWebhookReceiver } from '../../src/webhooks/receiver.js';
+import { fakeClock, type FakeClock } from './mock-harness.js';
+
+export const COMPANY = 1;
+export const SECRET = 'partner-side-secret-0123456789';
+export const PREVIOUS_SECRET = 'previous-secret-before-rotation';
+
+export interface PartnerWebhooks {
+  app: Express;
+  db: Db;
+  clock: FakeClock;
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  reports: ReportOutbox;
+  processor: WebhookProcessor;
+  /** The secrets the receiver uses, by company; tests change them (a rotation). */
+  secrets: Map<number, string[]>;
+  /** Events the receiver stored, counted by the onStored hook. */
+  stored: () => number;
+  /** An account bound to `companyId` with a pending invitation for each candidate id; returns the report ids. */
+  invite(companyId: number, candidateIds: number[], accountName?: string): string[];
+  close(): void;
+}
+
+let reportCounter = 0;
+const nextReportId = () => `00000000-0000-4000-8000-${(++reportCounter).toString(16).padStart(12, '0')}`;
+
+/**
+ * The partner's webhook half on a fresh SQLite file: the receiver on an Express app as the
+ * partner's createApp would mount it, and the processor wired to the kit's real cancel
+ * (`invitationLifecycle.cancel`, which queues the report update).
+ */
+export function partnerWebhooks(
+  options: { handlers?: Record<string, WebhookHandler>; bodyLimitBytes?: number; logger?: Logger } = {},
+): PartnerWebhooks {
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-webhooks-'));
+  const db = openDb(path.join(dir, 'partner.db'));
+  const clock = fakeClock(Date.parse('2026-03-02T08:00:00.000Z'));
+  const logger = options.logger ?? createLogger('silent');
+  const accounts = accountStore(db, clock);
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const lifecycle = invitationLifecycle({ db, clock, kind: 'assessment', reports, mail: mailOutbox(db, clock) });
+  const secrets = new Map<number, string[]>([[COMPANY, [SECRET]]]);
+  let stored = 0;
+
+  const app = express();
+  const securityHeaders = helmetHeaders();
+  registerWebhookReceiver(app, {
+    db,
+    clock,
+    logger,
+    secrets: (companyId) => secrets.get(companyId) ?? [],
+    bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
+    securityHeaders,
+    onStored: () => void (stored += 1),
+  });
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger, securityHeaders));
+
+  const processor = webhookProcessor({
+    db,
+    clock,
+    logger,
+    handlers: options.handlers,
+    cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
+  });
+
+  return {
+    app,
+    db,
+    clock,
+    accounts,
+    invitations,
+    reports,
+    processor,
+    secrets,
+    stored: () => stored,
+    invite(companyId, candidateIds, accountName = `Customer of company ${companyId}`) {
+      const { account } = accounts.create(accountName);
+      accounts.bindCompany(account, companyId);
+      return candidateIds.map((candidateId) => {
+        const reportId = nextReportId();
+        invitations.create({
+          reportId,
+          accountId: account.id,
+          companyId,
+          candidateId,
+          testId: '1',
+          testName: 'JavaScript',
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          email: `candidate-${candidateId}@example.com`,
+          phone: '+44 20 7946 0000',
+          extraInputs: { admin: { id: 1, name: 'Riley Recruiter', email: 'riley@acme.example' } },
+        });
+        return reportId;
+      });
+    },
+    close() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let eventCounter = 1000;
+/** A fresh event id per call. */
+export const nextEventId = () => ++eventCounter;
+
+/** An event envelope as the platform sends it (compact JSON). */
+export function envelope(overrides: {
+  id?: number;
+  attempt_count?: number;
+  event_type?: string;
+  event_subtype?: string;
+  payload?: Record<string, unknown>;
+  companyId?: number;
+}): string {
+  const companyId = overrides.companyId ?? COMPANY;
+  return JSON.stringify({
+    id: overrides.id ?? nextEventId(),
+    attempt_count: overrides.attempt_count ?? 1,
+    created_at: '2026-03-02T07:59:00.000Z',
+    event_type: overrides.event_type ?? 'offer_published',
+    event_subtype: overrides.event_subtype ?? 'manual',
+    payload: overrides.payload ?? { company: { id: companyId, name: 'Acme Corp' }, offer: { id: 101, title: 'Senior Backend Engineer' } },
+  });
+}
+
+/** Headers of a delivery of `body` signed with `secret`. */
+export function signed(body: string | Buffer, secret = SECRET): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Service-Webhooks',
+    'x-service-signature': signWebhookBody(secret, body),
+  };
+}
+
+export function candidateEvent(eventType: string, eventSubtype: string, candidateId: number, extra: Record<string, unknown> = {}, id?: number) {
+  return envelope({
+    id,
+    event_type: eventType,
+    event_subtype: eventSubtype,
+    payload: {
+      candidate: { id: candidateId, name: 'Ada Lovelace', emails: ['ada@example.com'], phones: [] },
+      company: { id: COMPANY, name: 'Acme Corp' },
+      ...extra,
+    },
+  });
+}
