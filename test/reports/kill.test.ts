@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountStore } from '../../src/accounts/store.js';
+import { systemClock } from '../../src/clock.js';
+import { openDb, type Db } from '../../src/db/open.js';
+import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
+import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { freePort } from '../e2e/support.js';
+import { ACME, CANDIDATES } from './support.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+// Node itself with tsx's loader, not the `tsx` wrapper: the wrapper runs the server in a child
+// process, and a SIGKILL to the wrapper would leave that child running.
+const NODE_ARGS = ['--import', 'tsx', 'src/server.ts'];
+const CODENAME = 'kit-kill-test';
+const REPORTS = 8;
+
+/** The partner server as `npm start` runs it: its own process, its own SQLite file. */
+function startPartnerProcess(env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, NODE_ARGS, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listening = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      if (output.includes('partner server listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`partner exited ${code}:\n${output}`)));
+  });
+  return { child, listening, exited, output: () => output };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a partner process killed in the middle of deliveries', () => {
+  let mock: RunningMockPlatform;
+  let dir: string;
+  let db: Db;
+  let partner: ReturnType<typeof startPartnerProcess> | undefined;
+  beforeAll(async () => {
+    mock = await startMockPlatform({ port: 0, logLevel: 'silent' });
+    dir = mkdtempSync(path.join(tmpdir(), 'partner-kill-'));
+  });
+  afterAll(async () => {
+    partner?.child.kill('SIGKILL');
+    await partner?.exited;
+    db?.close();
+    await mock.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resumes after a restart on the same database: every report completed on the platform, nothing lost, nothing out of order', async () => {
+    const port = await freePort();
+    const partnerUrl = `http://127.0.0.1:${port}`;
+    const registered = await registerPartner({
+      platformUrl: mock.url,
+      codename: CODENAME,
+      companyId: ACME.id,
+      apiToken: ACME.apiToken,
+      partner: loadManifest(DEFAULT_MANIFEST, partnerUrl),
+    });
+    if (!registered.ok) throw new Error(registered.message);
+    const dbFile = path.join(dir, 'partner.db');
+    const env = {
+      PORT: String(port),
+      DATABASE_PATH: dbFile,
+      MAIL_DIR: path.join(dir, 'mail'),
+      PLATFORM_URL: mock.url,
+      PARTNER_CODENAME: CODENAME,
+      PARTNER_SECRET: registered.partner.secret,
+      CANDIDATE_LINK_SECRET: 'kill-test-link-secret-0123456789abcdef',
+    };
+
+    // The customer account, created as the accounts CLI would, in the partner's database file.
+    db = openDb(dbFile);
+    const { account, token } = accountStore(db, systemClock).create('Acme Corp');
+    const [test] = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals']);
+    const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;
+
+    partner = startPartnerProcess(env);
+    await partner.listening;
+    await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
+
+    // A slow platform, so that deliveries are in flight when the process dies.
+    await request(mock.url).post('/_mock/faults').send({ endpoint: 'reports.update', delayMs: 300, times: 1000 }).expect(201);
+    const reportIds: string[] = [];
+    for (let i = 0; i < REPORTS; i++) {
+      const res = await request(mock.url)
+        .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
+        .send({ candidate_id: CANDIDATES[i % CANDIDATES.length], test_id: test!.id, test_name: test!.name })
+        .expect(201);
+      reportIds.push(res.body.report.id);
+    }
+    await until('every invitation e-mail', () => count(`SELECT count(*) FROM mail_outbox WHERE status = 'sent'`) === REPORTS);
+
+    // Every candidate takes the test on the partner's pages.
+    const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(test!.id) as { id: number; answer: number }[];
+    const answers = Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)]));
+    for (const reportId of reportIds) {
+      const link = new URL(db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(reportId) as string);
+      await request(partnerUrl).get(link.pathname + link.search).expect(200);
+      await request(partnerUrl).post('/take').type('form').send({ token: link.searchParams.get('token'), ...answers }).expect(303);
+    }
+
+    // Kill it (no shutdown, no cleanup) once some updates went out and some have not.
+    await until('deliveries under way', () => count(`SELECT count(*) FROM report_updates WHERE status = 'delivered'`) >= 2);
+    const pendingAtKill = count(`SELECT count(*) FROM report_updates WHERE status = 'pending'`);
+    partner.child.kill('SIGKILL');
+    await partner.exited;
+    expect(pendingAtKill).toBeGreaterThan(0);
+
+    // Restart on the same database file, the platform healthy again.
+    await request(mock.url).delete('/_mock/faults').expect(204);
+    partner = startPartnerProcess(env);
+    await partner.listening;
+    await until('every update delivered', () => count(`SELECT count(*) FROM report_updates WHERE status <> 'delivered'`) === 0);
+
+    // Nothing lost: every report is complete on the platform, with its links.
+    for (const reportId of reportIds) {
+      const { body } = await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
+      expect(body.report).toMatchObject({
+        status: 'completed',
+        score: '100%',
+        subtitle: 'JavaScript fundamentals: 5 of 5 correct',
+        urls: { show: expect.stringContaining(`${partnerUrl}/results?token=`), cancel: `${partnerUrl}/callbacks/reports/${reportId}/cancel` },
+      });
+      expect(body.report.completed_at).not.toBeNull();
+    }
+    // Nothing duplicated: one invitation e-mail per candidate, even across the restart.
+    expect(readdirSync(env.MAIL_DIR)).toHaveLength(REPORTS);
+    expect(count('SELECT count(*) FROM mail_outbox')).toBe(REPORTS);
+
+    // Nothing out of order: per report, the requests the platform answered never moved the
+    // status back (a resend after the kill repeats the newest state, never an older one).
+    const { body } = await request(mock.url).get('/_mock/calls?direction=inbound&endpoint=reports.update&order=asc&limit=1000').expect(200);
+    for (const reportId of reportIds) {
+      const statuses = (body.calls as { report_id: string; response_status: number | null; request_body: string | null }[])
+        .filter((c) => c.report_id === reportId && c.response_status === 200 && c.request_body)
+        .map((c) => (JSON.parse(c.request_body!) as { status?: string }).status ?? 'sent');
+      expect(statuses.at(-1)).toBe('completed');
+      expect(statuses.slice(statuses.indexOf('completed')).every((s) => s === 'completed')).toBe(true);
+    }
+    expect(partner.output()).not.toContain(registered.partner.secret);
+  }, 60_000);
+});
