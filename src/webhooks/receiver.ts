@@ -1,11 +1,11 @@
-import type { Express, Response } from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { WEBHOOK_SIGNATURE_HEADER } from '../contract/decisions.js';
 import { WebhookEnvelope } from '../contract/schemas.js';
 import { verifyWebhookSignature } from '../contract/signature.js';
 import type { Db } from '../db/open.js';
-import { badRequest, notFound, unauthorized, unprocessable } from '../errors.js';
+import { AppError, badRequest, notFound, unauthorized, unprocessable } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { sendJson } from '../http/respond.js';
 import { parseOr422 } from '../http/validate.js';
@@ -67,8 +67,16 @@ export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps)
   const { logger, secrets, securityHeaders } = deps;
   const inbox = webhookInbox(deps.db, deps.clock);
   const reply = (res: Response, body: unknown) => sendJson(res, 200, body, securityHeaders);
+  // The route answers its own refusals in the contract's shape, wherever it is mounted; anything
+  // else (a bug) goes on to the app's error handler.
+  const refusals: ErrorRequestHandler = (err, _req, res, next) => {
+    if (!(err instanceof AppError) || res.headersSent) return next(err);
+    // A body we refused to read may still be arriving: close the connection after answering.
+    if (err.status === 413) res.setHeader('Connection', 'close');
+    sendJson(res, err.status, err.fields ? { error: err.message, errors: err.fields } : { error: err.message }, securityHeaders);
+  };
 
-  app.post(`${deps.path ?? WEBHOOK_PATH}/:companyId`, rawBody(deps.bodyLimitBytes), (req, res) => {
+  const receive: RequestHandler = (req, res) => {
     const raw = res.locals.rawBody as Buffer;
     const companyParam = String(req.params.companyId);
     if (!/^[1-9]\d{0,15}$/.test(companyParam)) throw notFound();
@@ -109,7 +117,9 @@ export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps)
     });
     reply(res, stored ? OK : DUPLICATE);
     if (stored) deps.onStored?.();
-  });
+  };
+
+  app.post(`${deps.path ?? WEBHOOK_PATH}/:companyId`, rawBody(deps.bodyLimitBytes), receive, refusals);
 }
 
 const OK = JSON.stringify({ ok: true });

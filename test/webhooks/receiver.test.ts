@@ -1,6 +1,10 @@
+import express from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/contract/signature.js';
+import { createLogger } from '../../src/http/logger.js';
+import { helmetHeaders } from '../../src/http/security-headers.js';
+import { registerWebhookReceiver } from '../../src/webhooks/receiver.js';
 import {
   COMPANY,
   PREVIOUS_SECRET,
@@ -160,6 +164,24 @@ describe('webhook receiver', () => {
     const body = envelope({});
     await post(body, signed(body), '/webhooks/platform/abc').expect(404);
     await post(body, signed(body), '/webhooks/platform/0').expect(404);
+  });
+
+  it('answers its refusals as JSON without a stack trace even on an app with no error handler', async () => {
+    const bare = express();
+    registerWebhookReceiver(bare, {
+      db: partner.db,
+      clock: partner.clock,
+      logger: createLogger('silent'),
+      secrets: () => [SECRET],
+      bodyLimitBytes: 400,
+      securityHeaders: helmetHeaders(),
+    });
+    const body = envelope({});
+    const unsigned = await request(bare).post(`/webhooks/platform/${COMPANY}`).send(body).expect(401);
+    expect(unsigned.body).toEqual({ error: 'Invalid signature' });
+    const big = await request(bare).post(`/webhooks/platform/${COMPANY}`).send('x'.repeat(500)).expect(413);
+    expect(big.body).toEqual({ error: 'Request body too large' });
+    expect(big.headers.connection).toBe('close');
   });
 
   it('reads the raw bytes whatever the declared content type', async () => {
