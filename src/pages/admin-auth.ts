@@ -45,19 +45,26 @@ export function adminAuth(admin: Config['admin']): RequestHandler {
 
 /**
  * CSRF protection for the dashboard's forms. A browser attaches Basic credentials to any request
- * to this origin, including a form another site submits; it also says where the form came from.
- * A state-changing request must carry an `Origin` equal to this server's own (as the browser
- * reached it, or PUBLIC_URL), and, where the browser sends it, `Sec-Fetch-Site: same-origin`.
- * Requests without `Origin` are refused: every browser that supports the dashboard sends it on POST.
+ * to this origin, including a form another site submits; it also says where the form came from,
+ * in headers a page cannot set:
+ * - `Sec-Fetch-Site` (current browsers): the request must be `same-origin`.
+ * - Otherwise `Origin` (older browsers): it must be this server's own origin, as the browser
+ *   reached it or as PUBLIC_URL says.
+ * A request with neither is refused: every browser that can use the dashboard sends one of them
+ * on a POST. (The dashboard's Referrer-Policy is `same-origin`, so a browser does send its Origin;
+ * under `no-referrer` it would send `Origin: null`.)
  */
 export function sameOriginOnly(publicUrl: string): RequestHandler {
   const configured = new URL(publicUrl).origin;
   const ownOrigin = (req: Request) => `${req.protocol}://${req.get('host') ?? ''}`;
   return (req, res, next) => {
+    // Pages link only within the dashboard; the referrer stays on this origin.
+    res.set('Referrer-Policy', 'same-origin');
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    const origin = req.get('origin');
     const site = req.get('sec-fetch-site');
-    const ok = origin !== undefined && (origin === configured || origin === ownOrigin(req)) && (site === undefined || site === 'same-origin');
+    const origin = req.get('origin');
+    const ok =
+      site !== undefined ? site === 'same-origin' : origin !== undefined && (origin === configured || origin === ownOrigin(req));
     if (ok) return next();
     renderMessage(
       res,

@@ -70,19 +70,29 @@ describe('the dashboard', () => {
   describe('form posts (CSRF)', () => {
     const firstUpdateId = () => h.row('SELECT id FROM report_updates ORDER BY id LIMIT 1')!.id as number;
 
-    it('from another origin, without Origin, or marked cross-site, then 403 and nothing changes', async () => {
+    it('from another origin, without Origin, or marked cross-site or same-site, then 403 and nothing changes', async () => {
       const id = firstUpdateId();
       for (const headers of [
         { Origin: 'https://evil.example' },
         {} as Record<string, string>,
         { Origin: 'null' },
         { Origin: h.publicUrl, 'Sec-Fetch-Site': 'cross-site' },
+        { Origin: 'https://admin.partner.test', 'Sec-Fetch-Site': 'same-site' },
+        { 'Sec-Fetch-Site': 'none' },
       ]) {
         const res = await post(`/admin/updates/${id}/cancel`, {}, headers);
         expect(res.status).toBe(403);
         expect(res.text).toContain('must be submitted from the dashboard');
       }
       expect(update(id)!.status).toBe('pending');
+    });
+
+    it('from the dashboard in a browser that sends Fetch Metadata, then it is accepted even with Origin: null (a no-referrer page)', async () => {
+      const id = firstUpdateId();
+      const res = await post(`/admin/updates/${id}/cancel`, {}, { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' });
+      expect(res.status).toBe(303);
+      expect(update(id)!.status).toBe('canceled');
+      expect(res.headers['referrer-policy']).toBe('same-origin');
     });
 
     it('from the dashboard itself but without credentials, then 401', async () => {

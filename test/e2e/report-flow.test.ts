@@ -1,0 +1,219 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountStore } from '../../src/accounts/store.js';
+import { systemClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import type { Report } from '../../src/contract/schemas.js';
+import { openDb, type Db } from '../../src/db/open.js';
+import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
+import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { main } from '../../src/server.js';
+import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { ACME, ADA, freePort } from './support.js';
+
+/**
+ * The second half of the flow with both servers running as they do in production and a real
+ * headless browser: send → invitation e-mail (the JSON transport's file) → the candidate takes the
+ * test in Chromium → the platform's report completes; and cancels from either side.
+ */
+const CODENAME = 'kit-report-flow';
+const ADMIN = { username: 'operator', password: 'e2e-dashboard-password' };
+const GRACE = 19;
+const ALAN = 18;
+
+let mock: RunningMockPlatform;
+let partner: Awaited<ReturnType<typeof main>>;
+let browser: Browser;
+let db: Db;
+let dir: string;
+let mailDir: string;
+let partnerUrl: string;
+let testId: number;
+
+beforeAll(async () => {
+  mock = await startMockPlatform({ port: 0, logLevel: 'silent' });
+  const port = await freePort();
+  partnerUrl = `http://127.0.0.1:${port}`;
+  const registered = await registerPartner({
+    platformUrl: mock.url,
+    codename: CODENAME,
+    companyId: ACME.id,
+    apiToken: ACME.token,
+    partner: loadManifest(DEFAULT_MANIFEST, partnerUrl),
+  });
+  if (!registered.ok) throw new Error(registered.message);
+  dir = mkdtempSync(path.join(tmpdir(), 'kit-report-flow-'));
+  mailDir = path.join(dir, 'mail');
+  const dbFile = path.join(dir, 'partner.db');
+  partner = await main(
+    loadConfig({
+      PORT: String(port),
+      DATABASE_PATH: dbFile,
+      MAIL_DIR: mailDir,
+      LOG_LEVEL: 'silent',
+      PLATFORM_URL: mock.url,
+      PARTNER_CODENAME: CODENAME,
+      PARTNER_SECRET: registered.partner.secret,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+    }),
+    { pollIntervalMs: 100 },
+  );
+  db = openDb(dbFile);
+  const { account, token } = accountStore(db, systemClock).create('Acme Corp');
+  testId = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals'])[0]!.id;
+  await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await partner?.close();
+  db?.close();
+  await mock?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function send(candidateId: number): Promise<string> {
+  const res = await request(mock.url)
+    .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
+    .send({ candidate_id: candidateId, test_id: testId, test_name: 'JavaScript fundamentals' })
+    .expect(201);
+  return res.body.report.id;
+}
+
+async function eventually<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const report = async (id: string): Promise<Report> =>
+  (await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${id}`).expect(200)).body.report;
+
+/** The invitation e-mail the JSON transport wrote for a candidate. */
+const mailTo = (email: string) =>
+  eventually(
+    `an e-mail to ${email}`,
+    () => {
+      let files: string[] = [];
+      try {
+        files = readdirSync(mailDir);
+      } catch {
+        // not written yet
+      }
+      return files
+        .map((f) => JSON.parse(readFileSync(path.join(mailDir, f), 'utf8')) as { to: { address: string }[]; subject: string; text: string })
+        .find((m) => m.to[0]!.address === email);
+    },
+    (m) => m !== undefined,
+  ).then((m) => m!);
+
+const linkIn = (text: string) => /(http:\/\/\S+\/take\?token=[\w.-]+)/.exec(text)![1]!;
+
+/**
+ * A page that collects what would break it under the CSP: refused scripts or styles, script
+ * errors, and assets that failed to load. (A page answered 410 on purpose is not a problem.)
+ */
+async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && r.request().resourceType() !== 'document') problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`failed ${r.url()}`));
+  return { page, problems };
+}
+
+describe('a candidate takes the test in a real browser', () => {
+  it('send → e-mail → answer in Chromium → submit: the platform shows the report completed with its score', async () => {
+    const reportId = await send(ADA);
+    const mail = await mailTo('ada@example.com');
+    expect(mail.subject).toBe('Acme Corp invites you to take the JavaScript fundamentals test');
+
+    // The first update gives the platform its links.
+    const sent = await eventually('urls on the report', () => report(reportId), (r) => r.urls.cancel !== undefined);
+    expect(sent.status).toBe('sent');
+
+    const { page, problems } = await newPage();
+    await page.goto(linkIn(mail.text));
+    expect(await page.locator('h1').textContent()).toBe('JavaScript fundamentals');
+    const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(testId) as { id: number; answer: number }[];
+    // Four right, the last one wrong: 80%.
+    for (const [i, q] of questions.entries()) {
+      const choice = i < questions.length - 1 ? q.answer : (q.answer + 1) % 2;
+      await page.locator(`input[name="q${q.id}"][value="${choice}"]`).check();
+    }
+    await Promise.all([page.waitForURL(/\/take\?token=/), page.getByRole('button', { name: 'Submit my answers' }).click()]);
+    expect(await page.locator('h1').textContent()).toBe('Thank you, Ada');
+
+    const done = await eventually('the completed report', () => report(reportId), (r) => r.status === 'completed');
+    expect(done.score).toBe('80%');
+    expect(done.score!.length).toBeLessThanOrEqual(5);
+    expect(Date.parse(done.completed_at!)).toBeGreaterThan(Date.parse(sent.created_at));
+    expect(done.subtitle).toBe('JavaScript fundamentals: 4 of 5 correct');
+    expect(done.properties).toEqual([
+      { label: 'Correct answers', value: '4 of 5' },
+      { label: 'Pass mark', value: '60%' },
+      { label: 'Time taken', value: '1 min' },
+    ]);
+
+    // The recruiter follows urls.show from the platform to the results.
+    await page.goto(done.urls.show!);
+    expect(await page.locator('.score').textContent()).toBe('80%');
+    expect(await page.locator('ol.details li.wrong').count()).toBe(1);
+    // Stylesheets loaded, no script refused: the pages work under helmet's CSP.
+    expect(problems).toEqual([]);
+    expect(await page.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(249, 250, 251)');
+    await page.context().close();
+  });
+
+  it('the recruiter cancels on the platform: the report shows canceled and the candidate link stops working', async () => {
+    const reportId = await send(ALAN);
+    const mail = await mailTo('alan@example.com');
+    await eventually('urls.cancel on the report', () => report(reportId), (r) => r.urls.cancel !== undefined);
+
+    // The platform's own page: the recruiter clicks "Cancel this test".
+    const { page, problems } = await newPage();
+    await page.goto(`${mock.url}/companies/${ACME.id}/candidates/${ALAN}`);
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Cancel this test' }).click()]);
+    await eventually('the canceled report', () => report(reportId), (r) => r.status === 'canceled');
+
+    await page.goto(linkIn(mail.text));
+    expect(await page.locator('h1').textContent()).toBe('This invitation was canceled');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('an operator cancels from the dashboard in the browser (signed in, same-origin form): the platform shows canceled', async () => {
+    const reportId = await send(GRACE);
+    await mailTo('grace@example.com');
+    const { page, problems } = await newPage({ httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    await page.goto(`${partnerUrl}/admin`);
+    await page.locator(`a[href="/admin/reports/${reportId}"]`).first().click();
+    expect(await page.locator('h1').textContent()).toContain('Grace Hopper');
+    await Promise.all([page.waitForURL(/notice=canceled/), page.getByRole('button', { name: 'Cancel invitation' }).click()]);
+    expect(await page.locator('.flash').textContent()).toContain('The invitation was canceled');
+    await eventually('the canceled report', () => report(reportId), (r) => r.status === 'canceled');
+    await page.reload();
+    expect(await page.locator('.tag-delivered').count()).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
