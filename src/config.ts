@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from './contract/decisions.js';
 import { Codename } from './contract/schemas.js';
@@ -68,7 +69,8 @@ const ConfigSchema = z.object({
   MAIL_TRANSPORT: z.enum(['json', 'smtp']).default('json'),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().trim().min(3).max(300).default('Demo Assessments <no-reply@partner.localhost>'),
-  MAIL_DIR: z.string().min(1).default('./data/mail'),
+  /** Where the JSON transport writes; by default `mail/` next to the database file (./data/mail). */
+  MAIL_DIR: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -152,7 +154,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       password: c.ADMIN_PASSWORD ?? (production || c.ADMIN_TOKEN !== undefined ? undefined : DEV_ADMIN_PASSWORD),
       token: c.ADMIN_TOKEN,
     },
-    mail: { transport: c.MAIL_TRANSPORT, smtpUrl: c.SMTP_URL, from: c.MAIL_FROM, dir: c.MAIL_DIR },
+    mail: {
+      transport: c.MAIL_TRANSPORT,
+      smtpUrl: c.SMTP_URL,
+      from: c.MAIL_FROM,
+      dir: c.MAIL_DIR ?? path.join(path.dirname(c.DATABASE_PATH), 'mail'),
+    },
   };
 }
 

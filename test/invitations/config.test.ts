@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEV_ADMIN_PASSWORD, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/config.js';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('configuration of the invitation flow', () => {
+  it('when nothing is set, then every key has a working local default', () => {
+    const c = loadConfig({});
+    expect(c.platform).toEqual({ url: 'http://127.0.0.1:4000', codename: 'demo-assessments', secret: undefined });
+    expect(c.kind).toBe('assessment');
+    expect(c.links).toEqual({ secret: DEV_CANDIDATE_LINK_SECRET, candidateTtlMs: 14 * 86_400_000, resultsTtlMs: 365 * 86_400_000 });
+    expect(c.passMark).toBe(60);
+    expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
+    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>', dir: 'data/mail' });
+  });
+
+  it('when only DATABASE_PATH is set, then e-mail files go next to the database', () => {
+    expect(loadConfig({ DATABASE_PATH: '/var/lib/partner/partner.db' }).mail.dir).toBe('/var/lib/partner/mail');
+    expect(loadConfig({ DATABASE_PATH: '/var/lib/partner/partner.db', MAIL_DIR: '/srv/mail' }).mail.dir).toBe('/srv/mail');
+  });
+
+  it('when NODE_ENV is production without a link secret or an admin credential, then start-up fails naming both', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^CANDIDATE_LINK_SECRET: is required in production/);
+    expect(problems[1]).toMatch(/^ADMIN_PASSWORD: is required in production \(or set ADMIN_TOKEN\)/);
+  });
+
+  it('when production has its own secrets, then it starts without any development default', () => {
+    const c = loadConfig({
+      NODE_ENV: 'production',
+      CANDIDATE_LINK_SECRET: 'p'.repeat(40),
+      ADMIN_TOKEN: 't'.repeat(30),
+    });
+    expect(c.links.secret).toBe('p'.repeat(40));
+    expect(c.admin.password).toBeUndefined();
+    expect(c.admin.token).toBe('t'.repeat(30));
+  });
+
+  it('when values are bad, then every problem is named at once, with cross-variable rules', () => {
+    const problems = problemsOf({
+      NODE_ENV: 'production',
+      CANDIDATE_LINK_SECRET: 'too-short',
+      ADMIN_PASSWORD: 'short',
+      PARTNER_KIND: 'quiz',
+      PASS_MARK: '101',
+      PLATFORM_URL: 'ftp://x',
+      PARTNER_CODENAME: 'Not A Codename',
+      MAIL_TRANSPORT: 'smtp',
+    }).join('\n');
+    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL']) {
+      expect(problems).toContain(`${key}:`);
+    }
+    expect(problems).toContain('ADMIN_PASSWORD: must be at least 12 characters in production');
+  });
+
+  it('when only ADMIN_TOKEN is set, then there is no default password as a second way in', () => {
+    expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(24) }).admin.password).toBeUndefined();
+  });
+
+  it('when an empty PARTNER_SECRET is given (as in .env), then deliveries are treated as unregistered', () => {
+    expect(loadConfig({ PARTNER_SECRET: '' }).platform.secret).toBeUndefined();
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { DELIVERY_RETRY } from '../../src/reports/policy.js';
+import { flowHarness, sendBody } from './support.js';
+
+describe('invitation e-mail delivery', () => {
+  it('when the SMTP server cannot be reached, then the e-mail is retried with backoff and finally given up', async () => {
+    const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      await h.send(c.token, sendBody(c.tests[0]!.id));
+      await h.starter.runOnce();
+      const t0 = h.clock.now();
+      expect(await h.sender.runOnce()).toMatchObject({ retry: 1, sent: 0 });
+      const row = h.row('SELECT status, attempts, next_attempt_at, last_error FROM mail_outbox')!;
+      expect(row).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: new Date(t0 + 10_000).toISOString() });
+      expect(row.last_error).toMatch(/ECONNREFUSED/);
+      expect(await h.sender.runOnce()).toMatchObject({ retry: 0 }); // not due yet
+
+      // Near the end of the window, a failure whose retry would fall after it gives up.
+      h.clock.set(t0 + DELIVERY_RETRY.giveUpAfterMs - 1);
+      expect(await h.sender.runOnce()).toMatchObject({ dead: 1 });
+      expect(h.row('SELECT status, attempts FROM mail_outbox')).toEqual({ status: 'dead', attempts: 2 });
+      expect(h.mail.nextDueAt()).toBeUndefined();
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
+
+  it('when the invitation is canceled before its e-mail is due again, then the e-mail is skipped, not sent', async () => {
+    const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      const body = sendBody(c.tests[0]!.id);
+      await h.send(c.token, body);
+      await h.starter.runOnce();
+      await h.sender.runOnce(); // fails, retry later
+      h.lifecycle.cancel(body.report_id, 'vendor');
+      h.clock.advance(60_000);
+      expect(await h.sender.runOnce()).toMatchObject({ sent: 0, retry: 0 });
+      expect(h.row('SELECT status, last_error FROM mail_outbox')).toEqual({ status: 'skipped', last_error: 'the invitation was canceled' });
+    } finally {
+      await h.close();
+    }
+  });
+});
