@@ -138,6 +138,17 @@ export function reportOutbox(db: Db, clock: Clock) {
     `UPDATE report_updates SET status = 'canceled', updated_at = ? WHERE id = ? AND status = 'pending'`,
   );
 
+  // A report with a dead letter keeps its whole history: an operator may still revive it, and the
+  // worker needs the delivered updates to know what the revived one must not overwrite.
+  const pruneAttempts = db.prepare<[string]>(
+    `DELETE FROM report_update_attempts WHERE started_at < ?
+        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.report_id = report_update_attempts.report_id AND d.status = 'dead')`,
+  );
+  const pruneSettled = db.prepare<[string]>(
+    `DELETE FROM report_updates WHERE status IN ('delivered', 'superseded', 'canceled') AND updated_at < ?
+        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.report_id = report_updates.report_id AND d.status = 'dead')`,
+  );
+
   const now = () => isoAt(clock.now());
 
   const record = db.transaction(
@@ -241,6 +252,12 @@ export function reportOutbox(db: Db, clock: Clock) {
         return true;
       }
       return revive.run(isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), id).changes === 1;
+    },
+
+    /** Forgets requests and settled updates older than the log's retention; returns how many rows went. */
+    prune(olderThanMs: number): number {
+      const cutoff = isoAt(clock.now() - olderThanMs);
+      return db.transaction(() => pruneAttempts.run(cutoff).changes + pruneSettled.run(cutoff).changes)();
     },
 
     /** "Cancel retries" from the dashboard: a pending update is not sent any more. */

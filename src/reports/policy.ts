@@ -29,6 +29,12 @@ export const DELIVERY_RETRY = {
   giveUpAfterMs: 3 * DAY,
 } as const;
 
+/**
+ * How long the delivery log keeps requests, and settled updates (delivered, superseded, canceled):
+ * 30 days, as the platform's own webhook log. Pending and dead updates stay until they settle.
+ */
+export const DELIVERY_LOG_RETENTION_MS = 30 * DAY;
+
 /** Reports delivered at the same time; one report's updates are always sent one request at a time. */
 export const DELIVERY_CONCURRENCY = 4;
 /** Stored of each response body, for the dashboard. */

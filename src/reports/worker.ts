@@ -9,6 +9,7 @@ import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
 import {
   backoffMs,
   DELIVERY_CONCURRENCY,
+  DELIVERY_LOG_RETENTION_MS,
   DELIVERY_TIMEOUTS,
   outcomeOf,
   retryAfterMs,
@@ -176,6 +177,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     /** Delivers everything that is due now; resolves when nothing due is left. */
     async runOnce(): Promise<DeliveryRun> {
       const run: DeliveryRun = { delivered: 0, retried: 0, dead: 0, superseded: 0 };
+      outbox.prune(DELIVERY_LOG_RETENTION_MS);
       if (!platform.secret) return { ...run, waiting: NO_SECRET };
       while (!stopping.signal.aborted) {
         const heads = outbox.dueHeads(BATCH);

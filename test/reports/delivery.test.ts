@@ -235,6 +235,28 @@ describe('report delivery to the platform', () => {
   });
 });
 
+describe('the delivery log', () => {
+  it('forgets settled updates and their requests after 30 days, but keeps every report that has a dead letter', async () => {
+    world = await deliveryWorld();
+    const delivered = await sentAndStarted(world, CANDIDATES[0]);
+    await world.partner.deliverUntilIdle();
+    await world.fault({ status: 422 });
+    const dead = await sentAndStarted(world, CANDIDATES[1]);
+    await world.partner.deliverUntilIdle();
+
+    world.partner.clock.advance(29 * 86_400_000);
+    await world.partner.worker.runOnce();
+    expect(world.partner.reports.ofReport(delivered)).toHaveLength(1);
+
+    world.partner.clock.advance(2 * 86_400_000);
+    await world.partner.worker.runOnce();
+    expect(world.partner.reports.ofReport(delivered)).toEqual([]);
+    expect(world.partner.reports.attemptsOf(delivered)).toEqual([]);
+    expect(world.partner.reports.ofReport(dead).map((u) => u.status)).toEqual(['dead']);
+    expect(world.partner.reports.attemptsOf(dead)).toHaveLength(1);
+  });
+});
+
 describe('order of a report\'s updates', () => {
   it('when a newer update is queued while the older one is failing, then both go together and the older never arrives alone after it', async () => {
     world = await deliveryWorld();

@@ -97,3 +97,5 @@ CREATE TABLE report_update_attempts (
   duration_ms      INTEGER NOT NULL
 );
 CREATE INDEX report_update_attempts_by_report ON report_update_attempts(report_id, id);
+CREATE INDEX report_update_attempts_by_time ON report_update_attempts(started_at);
+CREATE INDEX report_updates_settled ON report_updates(updated_at) WHERE status IN ('delivered', 'superseded', 'canceled');
