@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Response } from 'express';
 import type { PartnerKind } from '../contract/decisions.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
@@ -52,7 +52,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 200 });
 
   /** The invitation the link opens, or undefined after answering with the reason it cannot. */
-  const open = (req: Request, res: Response, token: unknown): { invitation: Invitation; token: string } | undefined => {
+  const open = (res: Response, token: unknown): { invitation: Invitation; token: string } | undefined => {
     const verified = links.verify('candidate', token);
     const invitation = verified.ok ? invitations.get(verified.reportId) : undefined;
     if (!invitation) {
@@ -98,7 +98,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   };
 
   router.get('/take', async (req, res) => {
-    const opened = open(req, res, req.query.token);
+    const opened = open(res, req.query.token);
     if (!opened) return;
     invitations.markOpened(opened.invitation.reportId);
     await showTask(res, opened);
@@ -106,7 +106,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
 
   router.post('/take', form, async (req, res) => {
     const fields = (req.body ?? {}) as Record<string, unknown>;
-    const opened = open(req, res, fields.token);
+    const opened = open(res, fields.token);
     if (!opened) return;
     const submission = await provider.submit(toProviderInvitation(opened.invitation), fields);
     if (submission.outcome === 'invalid') {

@@ -72,7 +72,7 @@ export function dashboard(deps: DashboardDeps): Router {
 
   const page = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     const key = typeof req.query.notice === 'string' ? req.query.notice : undefined;
-    const notice = key !== undefined && key in NOTICES ? NOTICES[key as Notice] : undefined;
+    const notice = key !== undefined && Object.hasOwn(NOTICES, key) ? NOTICES[key as Notice] : undefined;
     renderPage(
       res,
       template,
@@ -92,7 +92,8 @@ export function dashboard(deps: DashboardDeps): Router {
     const back = Back.safeParse((req.body as { back?: unknown } | undefined)?.back);
     res.redirect(303, `${back.success ? back.data : '/admin'}?notice=${notice}`);
   };
-  const finish = (req: Request, res: Response, ok: boolean, yes: Notice, no: Notice) => {
+  /** For outbox actions: the lifecycle wakes the workers itself, the outbox does not. */
+  const doneAndWake = (req: Request, res: Response, ok: boolean, yes: Notice, no: Notice) => {
     if (ok) deps.wake?.();
     done(req, res, ok ? yes : no);
   };
@@ -148,7 +149,7 @@ export function dashboard(deps: DashboardDeps): Router {
 
   router.post('/updates/:id/retry', form, (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    finish(req, res, id.success && reports.retryNow(id.data), 'retried', 'not-retried');
+    doneAndWake(req, res, id.success && reports.retryNow(id.data), 'retried', 'not-retried');
   });
 
   router.post('/updates/:id/cancel', form, (req, res) => {

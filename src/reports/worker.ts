@@ -149,7 +149,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
     const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : 'retry';
     if (outcome === 'delivered') {
-      outbox.delivered({ ...attempt, outcome }, ids, (sent as { status: number }).status);
+      outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!);
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
       return;
