@@ -95,7 +95,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   const pipeline = createPipeline(db, clock, events);
   const offers = offerActions(db, clock, events);
 
-  const companies = companyStore(db, clock);
+  const companies = companyStore(db);
   const tokens = apiTokenStore(db, clock);
   const partners = partnerStore(db, clock);
   const reports = reportStore(db, clock);

@@ -1,5 +1,3 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
 import type { Db } from '../../db/open.js';
 
 export interface Company {
@@ -42,8 +40,11 @@ interface CandidateRow {
 
 export type CompanyStore = ReturnType<typeof companyStore>;
 
-/** Read access to the platform's companies, their members and candidates (deleted ones excluded). */
-export function companyStore(db: Db, clock: Clock) {
+/**
+ * Read access to the platform's companies, their members and candidates (deleted ones excluded).
+ * Candidates are added, moved and deleted through `pipeline.ts`, which emits their webhook events.
+ */
+export function companyStore(db: Db) {
   const one = db.prepare<[number], Company>('SELECT id, name, subdomain, plan FROM companies WHERE id = ?');
   const all = db.prepare<[], Company>('SELECT id, name, subdomain, plan FROM companies ORDER BY id');
   const usersOf = db.prepare<[number], User>(
@@ -54,10 +55,6 @@ export function companyStore(db: Db, clock: Clock) {
   );
   const candidatesOf = db.prepare<[number], CandidateRow>(
     'SELECT * FROM candidates WHERE company_id = ? AND deleted_at IS NULL ORDER BY id',
-  );
-  const insertCandidate = db.prepare<[number, string, string, string | null, string, string], CandidateRow>(
-    `INSERT INTO candidates (company_id, name, email, phone, source, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'manual', ?, ?) RETURNING *`,
   );
 
   return {
@@ -70,11 +67,6 @@ export function companyStore(db: Db, clock: Clock) {
       return row && toCandidate(row);
     },
     candidates: (companyId: number): Candidate[] => candidatesOf.all(companyId).map(toCandidate),
-    /** A candidate a recruiter adds by hand (source `manual`). */
-    addCandidate(companyId: number, input: { name: string; email: string; phone: string | null }): Candidate {
-      const now = isoAt(clock.now());
-      return toCandidate(insertCandidate.get(companyId, input.name, input.email, input.phone, now, now)!);
-    },
   };
 }
 

@@ -38,7 +38,7 @@ export function mockWebhooks(deps: MockWebhooksDeps) {
   const { db, clock, logger, mail } = deps;
   const timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const store = webhookStore(db, clock);
-  const companies = companyStore(db, clock);
+  const companies = companyStore(db);
   const send = webhookSender({ timeoutMs, dispatcher: deps.dispatcher });
   const deliverer = webhookDeliverer({ store, companies, send, mail, clock, logger, timeoutMs, random: deps.random });
   const configurations = webhookConfigurations({ store, send, clock, generateSecret: deps.generateSecret });
