@@ -47,10 +47,11 @@ export const WEBHOOK_RATE_LIMIT_PER_MINUTE = { trial: 5, standard: 100 } as cons
 export const WEBHOOK_RATE_LIMIT_DELAY_MS = { base: 10 * 60_000, jitter: 5 * 60_000 } as const;
 export const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60_000;
 /**
- * [kit decision] How long a receiver remembers event ids: longer than the whole retry schedule
- * (about 3.8 days) plus the longest rate-limit delay, so a retry is always recognised.
+ * [kit decision] How long a receiver remembers event ids: longer than the platform keeps its
+ * request log (30 days), from which anyone may press "retry now" on an old event, and so longer
+ * than the automatic retry schedule (about 3.8 days) too. A retry is always recognised.
  */
-export const WEBHOOK_DEDUPE_WINDOW_MS = 8 * 24 * 60 * 60_000;
+export const WEBHOOK_DEDUPE_WINDOW_MS = 31 * 24 * 60 * 60_000;
 
 export const WEBHOOK_EVENT_TYPES = {
   new_candidate: ['email', 'career_site', 'manual', 'imported'],
