@@ -194,7 +194,7 @@ export function describeResult(result: RegisterResult, options: Pick<RegisterOpt
       '',
       'Put the partner secret in your .env; the partner server sends it with every report update:',
       '',
-      `  PLATFORM_PARTNER_SECRET=${p.secret}`,
+      `  PARTNER_SECRET=${p.secret}`,
       '',
     ].join('\n');
   }

@@ -19,6 +19,8 @@ import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
 import { reportOutbox } from './reports/outbox.js';
+import { registerWebhookReceiver } from './webhooks/receiver.js';
+import { webhookSecrets } from './webhooks/secrets.js';
 
 /** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
 export interface WebDeps {
@@ -32,7 +34,8 @@ export interface WebDeps {
 }
 
 export interface AppDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'>;
+  /** Without `webhooks`, the webhook route only answers the platform's test request (no secrets). */
+  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks'] };
   db: Db;
   logger: Logger;
   clock: Clock;
@@ -40,6 +43,8 @@ export interface AppDeps {
   onInvitationCreated?: (reportId: string) => void;
   /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
   onQueued?: () => void;
+  /** Told when a webhook event was stored, so the webhook processor need not wait for its next poll. */
+  onWebhookStored?: () => void;
   /** The pages and the dashboard; without them the app serves the platform's callbacks only. */
   web?: WebDeps;
 }
@@ -71,6 +76,17 @@ export function createApp(deps: AppDeps): Express {
     bodyLimitBytes: config.bodyLimitBytes,
     securityHeaders,
     onInvitationCreated: deps.onInvitationCreated,
+  });
+
+  // The platform's webhooks: raw body and signature before anything else; handled after the answer.
+  registerWebhookReceiver(app, {
+    db,
+    clock,
+    logger,
+    secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
+    bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
+    securityHeaders,
+    onStored: deps.onWebhookStored,
   });
 
   app.use(helmet());

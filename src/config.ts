@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from './contract/decisions.js';
+import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from './contract/schemas.js';
 
 /**
@@ -38,6 +39,10 @@ const ConfigSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** Largest JSON body the callbacks accept, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  /** The secret of each platform company's webhook configuration: <company_id>:<secret>,… (two per company during a rotation). */
+  WEBHOOK_SECRETS: z.string().default('').pipe(WebhookSecretsSetting),
+  /** Largest webhook body accepted, in bytes. */
+  WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
   /** Seconds in-flight requests get to finish after SIGTERM before the process exits anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(10),
   /** Seed one demo account with a few tests when the database has no accounts (quick start). */
@@ -82,6 +87,7 @@ export type Config = {
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
   trustProxy: boolean | number | string;
   bodyLimitBytes: number;
+  webhooks: { secrets: ReadonlyMap<number, readonly string[]>; bodyLimitBytes: number };
   shutdownGraceMs: number;
   demoSeed: boolean;
   platform: {
@@ -138,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.LOG_LEVEL,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     bodyLimitBytes: c.BODY_LIMIT_BYTES,
+    webhooks: { secrets: c.WEBHOOK_SECRETS, bodyLimitBytes: c.WEBHOOK_BODY_LIMIT_BYTES },
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     demoSeed: c.DEMO_SEED,
     platform: { url: c.PLATFORM_URL.replace(/\/+$/, ''), codename: c.PARTNER_CODENAME, secret: c.PARTNER_SECRET },

@@ -21,6 +21,7 @@ import { demoProvider } from './provider/demo/index.js';
 import { seedDemo } from './provider/demo/seed.js';
 import { reportOutbox } from './reports/outbox.js';
 import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
+import { webhookProcessor } from './webhooks/processor.js';
 
 /** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
 export interface MainOverrides {
@@ -45,6 +46,8 @@ export interface AssembleDeps {
   onInvitationCreated?: () => void;
   /** Called after something was queued for the mail sender or the delivery worker. */
   wake?: () => void;
+  /** Called after a webhook event was stored for the webhook processor. */
+  onWebhookStored?: () => void;
 }
 
 /**
@@ -78,6 +81,13 @@ export function assemble(config: Config, deps: AssembleDeps) {
     timeouts: deps.deliveryTimeouts,
     random: deps.random,
   });
+  const webhooks = webhookProcessor({
+    db,
+    clock,
+    logger,
+    random: deps.random,
+    cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
+  });
   const app = createApp({
     config,
     db,
@@ -86,6 +96,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
     provider,
     onInvitationCreated: deps.onInvitationCreated,
     onQueued: deps.wake,
+    onWebhookStored: deps.onWebhookStored,
     web: {
       links,
       publicUrl,
@@ -95,7 +106,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
       deliveriesWaiting: () => worker.waiting(),
     },
   });
-  return { app, links, provider, invitations, reports, mail, lifecycle, starter, sender, worker };
+  return { app, links, provider, invitations, reports, mail, lifecycle, starter, sender, worker, webhooks };
 }
 
 /** Builds the real dependencies, listens, runs the background workers, and shuts down gracefully. */
@@ -154,10 +165,12 @@ export async function main(
     deliveryTimeouts: overrides.deliveryTimeouts,
     onInvitationCreated: () => startLoop.kick(),
     wake: () => wakeAll(),
+    onWebhookStored: () => webhookLoop.kick(),
   });
   const startLoop = backgroundLoop('invitation starter', () => partner.starter.runOnce(), { logger, intervalMs });
   const mailLoop = backgroundLoop('mail sender', () => partner.sender.runOnce(), { logger, intervalMs });
   const deliveryLoop = backgroundLoop('report delivery', () => partner.worker.runOnce(), { logger, intervalMs });
+  const webhookLoop = backgroundLoop('webhook processor', () => partner.webhooks.runOnce(), { logger, intervalMs });
   wakeAll = () => {
     mailLoop.kick();
     deliveryLoop.kick();
@@ -169,6 +182,7 @@ export async function main(
   server.on('request', app);
   // Whatever the last run left behind (a crash, a restart) is picked up at once.
   startLoop.kick();
+  webhookLoop.kick();
   wakeAll();
   logger.info({ port, publicUrl }, 'partner server listening');
 
@@ -186,7 +200,7 @@ export async function main(
       await closed;
       clearInterval(reap);
       clearTimeout(grace);
-      await Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop()]);
+      await Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
       mailer.close();
       await ownDispatcher?.close();
       db.close();

@@ -52,7 +52,7 @@ describe('registerPartner', () => {
     const text = describeResult(result, options('reg-print'));
     const secret = result.partner.secret;
     expect(text.split(secret)).toHaveLength(2);
-    expect(text).toContain(`  PLATFORM_PARTNER_SECRET=${secret}`);
+    expect(text).toContain(`  PARTNER_SECRET=${secret}`);
     expect(text).toContain(`"secret": "${secret.slice(0, 4)}… (${secret.length} characters)"`);
   });
 
@@ -161,7 +161,7 @@ describe('npm run register (the CLI as a child process)', () => {
     const stored = await request(mock.url).get('/api/p/reg-cli/c/1/partner').set('authorization', `Bearer ${ACME.token}`).expect(200);
     const secret: string = stored.body.partner.secret;
     expect(stored.body.partner.urls.tests).toBe('http://127.0.0.1:3999/callbacks/tests');
-    expect(result.stdout).toContain(`PLATFORM_PARTNER_SECRET=${secret}`);
+    expect(result.stdout).toContain(`PARTNER_SECRET=${secret}`);
     expect(result.stdout.split(secret)).toHaveLength(2);
   });
 

@@ -6,10 +6,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 function startServer(env: Record<string, string>) {
-  const child = spawn(TSX, ['src/server.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
+  // node itself, not the tsx wrapper: a signal must reach the server process, not a parent of it.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
