@@ -15,6 +15,7 @@ import { systemClock } from '../src/clock.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDb } from '../src/db/open.js';
 import { addDemoTests } from '../src/provider/demo/catalog.js';
+import { loadEnvFile } from '../src/env-file.js';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
@@ -94,6 +95,7 @@ function accountId(arg: string | undefined): number {
   return Number(arg);
 }
 
+loadEnvFile();
 try {
   run(process.argv.slice(2));
 } catch (err) {

@@ -20,6 +20,7 @@ import { startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { main } from '../src/server.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
+import { loadEnvFile } from '../src/env-file.js';
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
@@ -132,6 +133,7 @@ function banner(s: Sandbox): string {
     '',
     `  Mock platform (sandbox UI)  ${s.mockUrl}`,
     `  Partner server              ${s.partnerUrl}`,
+    `  Partner dashboard           ${s.partnerUrl}/admin  (admin / admin in development)`,
     `  Call history                ${s.mockUrl}/calls`,
     '',
     s.integration.ok
@@ -141,7 +143,9 @@ function banner(s: Sandbox): string {
     `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
     `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
     '  3. Pick a test and click "Send": the report appears with the badge "sent".',
-    `  4. See every call between platform and partner at ${s.mockUrl}/calls.`,
+    `  4. The partner e-mails the candidate (JSON files in data/mail): open the invitation in the`,
+    `     dashboard, follow the candidate link, take the test — the report turns completed or failed.`,
+    `  5. See every call between platform and partner at ${s.mockUrl}/calls.`,
     '',
     'Ctrl-C stops both servers.',
     '',
@@ -150,6 +154,7 @@ function banner(s: Sandbox): string {
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  loadEnvFile();
   let sandbox: Sandbox;
   try {
     sandbox = await startSandbox(process.env);

@@ -22,6 +22,7 @@ import { seedDemo } from './provider/demo/seed.js';
 import { reportOutbox } from './reports/outbox.js';
 import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
 import { webhookProcessor } from './webhooks/processor.js';
+import { loadEnvFile } from './env-file.js';
 
 /** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
 export interface MainOverrides {
@@ -212,6 +213,7 @@ export async function main(
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  loadEnvFile();
   let config: Config;
   try {
     config = loadConfig(process.env);

@@ -16,6 +16,7 @@ import type { PlatformEvents } from './events.js';
 import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
+import { loadEnvFile } from '../env-file.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -145,6 +146,7 @@ const Env = z.object({
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  loadEnvFile();
   const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
   const env = Env.safeParse(present);
   if (!env.success) {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -27,5 +29,22 @@ describe('configuration', () => {
 
   it('when PUBLIC_URL has a trailing slash, then links are built without a double slash', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://partner.example.com/' }).publicUrl).toBe('https://partner.example.com');
+  });
+});
+
+describe('documentation of the configuration', () => {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const source = readFileSync(path.join(root, 'src/config.ts'), 'utf8');
+  const block = source.slice(source.indexOf('const ConfigSchema = z.object({'), source.indexOf('\n});', source.indexOf('const ConfigSchema')));
+  const keys = [...block.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+
+  it('when a key is read from the environment, then .env.example and the README both document it', () => {
+    expect(keys.length).toBeGreaterThan(20);
+    const example = readFileSync(path.join(root, '.env.example'), 'utf8');
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    for (const key of keys) {
+      expect(example, `.env.example lacks ${key}`).toMatch(new RegExp(`^# ${key}=`, 'm'));
+      expect(readme, `README lacks ${key}`).toContain(`\`${key}\``);
+    }
   });
 });
