@@ -14,7 +14,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,10 @@ async function main() {
         PORT: String(partnerPort),
         DATABASE_PATH: partnerDb,
         NODE_ENV: 'production',
+        // Production refuses to start without these; the bench makes throwaway ones.
+        CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
+        ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+        MAIL_DIR: path.join(dir, 'mail'),
         ...Object.fromEntries((process.env.BENCH_PARTNER_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2))),
       },
       children,
@@ -113,7 +117,10 @@ async function main() {
     }
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   } finally {
-    for (const c of children) c.kill('SIGTERM');
+    // Wait for the servers to exit: the partner may still be writing e-mails into the temp dir.
+    await Promise.all(
+      children.map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))))),
+    );
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Clock } from '../clock.js';
 import { ReportId } from '../contract/schemas.js';
@@ -25,7 +26,10 @@ export function invitationLinks(deps: {
   resultsTtlMs: number;
   clock: Clock;
 }) {
-  const { secret, publicUrl, clock } = deps;
+  const { publicUrl, clock } = deps;
+  // A KeyObject, made once: given a string, jsonwebtoken first tries to parse it as a PEM key on
+  // every sign and verify (and catches the failure), which cost more than the rest of a send.
+  const secret = createSecretKey(Buffer.from(deps.secret, 'utf8'));
   const seconds = () => Math.floor(clock.now() / 1000);
   const ttl: Record<LinkAudience, number> = { candidate: deps.candidateTtlMs, results: deps.resultsTtlMs };
 

@@ -63,7 +63,12 @@ export function invitationStarter(deps: {
       let tried = 0;
       for (;;) {
         const due = invitations.dueStarts(BATCH);
-        for (const invitation of due) await start(invitation);
+        for (const invitation of due) {
+          await start(invitation);
+          // A provider that answers at once would keep this loop in microtasks; let the platform's
+          // waiting callbacks in between starts.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         tried += due.length;
         if (due.length < BATCH) return tried;
       }

@@ -19,6 +19,7 @@ import {
 const USER_AGENT = 'partner-integration-kit/0.1 (report delivery)';
 /** Heads taken per query; the loop queries again until nothing is due. */
 const BATCH = 50;
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 export interface DeliveryTimeouts {
   connectMs: number;
@@ -82,6 +83,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
   const timeouts = deps.timeouts ?? DELIVERY_TIMEOUTS;
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
+  let nextPruneAt = Number.NEGATIVE_INFINITY;
   const stopping = new AbortController();
 
   type Sent =
@@ -177,7 +179,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     /** Delivers everything that is due now; resolves when nothing due is left. */
     async runOnce(): Promise<DeliveryRun> {
       const run: DeliveryRun = { delivered: 0, retried: 0, dead: 0, superseded: 0 };
-      outbox.prune(DELIVERY_LOG_RETENTION_MS);
+      // Pruning scans the log: once an hour is plenty for a 30-day retention, and every run (there
+      // is one after each queued update) would make each send pay for the whole table.
+      if (clock.now() >= nextPruneAt) {
+        outbox.prune(DELIVERY_LOG_RETENTION_MS);
+        nextPruneAt = clock.now() + PRUNE_EVERY_MS;
+      }
       if (!platform.secret) return { ...run, waiting: NO_SECRET };
       while (!stopping.signal.aborted) {
         const heads = outbox.dueHeads(BATCH);
