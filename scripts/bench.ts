@@ -15,7 +15,7 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,7 +80,7 @@ async function main() {
     const partnerPort = await freePort();
     const partner = await startServer(
       'partner',
-      pinned(1, process.execPath, [path.join(ROOT, 'dist/src/server.js')]),
+      pinned(1, process.execPath, startArgs()),
       {
         PORT: String(partnerPort),
         DATABASE_PATH: partnerDb,
@@ -89,7 +89,12 @@ async function main() {
         CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
         ADMIN_TOKEN: randomBytes(24).toString('base64url'),
         MAIL_DIR: path.join(dir, 'mail'),
-        ...Object.fromEntries((process.env.BENCH_PARTNER_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2))),
+        ...Object.fromEntries(
+          (process.env.BENCH_PARTNER_ENV ?? '')
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+        ),
       },
       children,
       partnerPort,
@@ -123,6 +128,14 @@ async function main() {
     );
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The partner is started as `npm start` starts it (node flags included), so the bench measures that. */
+function startArgs(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [node, ...args] = start.split(/\s+/);
+  if (node !== 'node') throw new Error(`npm start must run node directly to be benchmarked: ${start}`);
+  return args.map((a) => (a.endsWith('.js') ? path.join(ROOT, a) : a));
 }
 
 /** The baseline prints the port it was given, so it gets a free one rather than 0. */
@@ -165,14 +178,17 @@ function startServer(
   children: ChildProcess[],
   healthzPort?: number,
 ): Promise<{ url: string; pid: number }> {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The partner's log goes to a file, as in a deployment: through a pipe to this (busy) process,
+  // a full pipe would block the server's synchronous log writes and show up as latency.
+  const logFile = healthzPort === undefined ? 'pipe' : openSync(path.join(tmpdir(), `partner-bench-${process.pid}.log`), 'w');
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', logFile, 'pipe'] });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
     const ready = (port: number | string) => {
       // Keep draining the logs (a full pipe would stall the server) without keeping them.
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
       clearInterval(poll);
       resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid! });
     };
@@ -189,7 +205,7 @@ function startServer(
         () => undefined,
       );
     }, 100);
-    child.stdout!.on('data', onData);
+    child.stdout?.on('data', onData);
     child.stderr!.on('data', (d) => (output += d));
     child.once('exit', (code) => {
       clearInterval(poll);

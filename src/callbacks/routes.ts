@@ -3,7 +3,7 @@ import type { Account, AccountStore } from '../accounts/store.js';
 import { ReportId, SendCandidateBody, ValidateTokenBody } from '../contract/schemas.js';
 import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors.js';
 import { jsonBody } from '../http/json-body.js';
-import { sendJson } from '../http/respond.js';
+import { jsonWriter } from '../http/respond.js';
 import { parseOr422 } from '../http/validate.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
@@ -28,12 +28,12 @@ export interface CallbackDeps {
  * used for token problems only; other 4xx carry a message the platform shows its user.
  *
  * They are the hot path, so they are registered as plain routes on the app under `base` (a nested
- * Router costs a second dispatch per request) and answer through `sendJson` in one write.
+ * Router costs a second dispatch per request) and answer through `jsonWriter` in one write.
  */
 export function registerCallbacks(app: Express, base: string, deps: CallbackDeps): void {
   const { accounts, invitations, provider, securityHeaders } = deps;
   const json = jsonBody(deps.bodyLimitBytes);
-  const reply = (res: Response, status: number, body: unknown) => sendJson(res, status, body, securityHeaders);
+  const reply = jsonWriter(securityHeaders);
 
   const authenticate: RequestHandler = (req, res, next) => {
     const header = req.headers.authorization;

@@ -7,7 +7,7 @@ import { verifyWebhookSignature } from '../contract/signature.js';
 import type { Db } from '../db/open.js';
 import { AppError, badRequest, notFound, unauthorized, unprocessable } from '../errors.js';
 import type { Logger } from '../http/logger.js';
-import { sendJson } from '../http/respond.js';
+import { jsonWriter } from '../http/respond.js';
 import { parseOr422 } from '../http/validate.js';
 import { webhookInbox } from './inbox.js';
 import { rawBody } from './raw-body.js';
@@ -66,14 +66,15 @@ const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).option
 export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {
   const { logger, secrets, securityHeaders } = deps;
   const inbox = webhookInbox(deps.db, deps.clock);
-  const reply = (res: Response, body: unknown) => sendJson(res, 200, body, securityHeaders);
+  const writeJson = jsonWriter(securityHeaders);
+  const reply = (res: Response, body: unknown) => writeJson(res, 200, body);
   // The route answers its own refusals in the contract's shape, wherever it is mounted; anything
   // else (a bug) goes on to the app's error handler.
   const refusals: ErrorRequestHandler = (err, _req, res, next) => {
     if (!(err instanceof AppError) || res.headersSent) return next(err);
     // A body we refused to read may still be arriving: close the connection after answering.
     if (err.status === 413) res.setHeader('Connection', 'close');
-    sendJson(res, err.status, err.fields ? { error: err.message, errors: err.fields } : { error: err.message }, securityHeaders);
+    writeJson(res, err.status, err.fields ? { error: err.message, errors: err.fields } : { error: err.message });
   };
 
   const receive: RequestHandler = (req, res) => {
