@@ -74,6 +74,7 @@ async function main() {
       pinned(1, process.execPath, [BASELINE, '--port', String(await freePort()), '--db', path.join(dir, 'baseline.db'), '--seed', `${ACCOUNTS}x${TESTS_PER_ACCOUNT}`, '--tokens-out', baselineTokens]),
       {},
       children,
+      dir,
     );
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = seedPartner(partnerDb);
@@ -97,6 +98,7 @@ async function main() {
         ),
       },
       children,
+      dir,
       partnerPort,
     );
     const targets: Target[] = [
@@ -176,11 +178,12 @@ function startServer(
   [cmd, args]: [string, string[]],
   env: Record<string, string>,
   children: ChildProcess[],
+  logDir: string,
   healthzPort?: number,
 ): Promise<{ url: string; pid: number }> {
   // The partner's log goes to a file, as in a deployment: through a pipe to this (busy) process,
   // a full pipe would block the server's synchronous log writes and show up as latency.
-  const logFile = healthzPort === undefined ? 'pipe' : openSync(path.join(tmpdir(), `partner-bench-${process.pid}.log`), 'w');
+  const logFile = healthzPort === undefined ? 'pipe' : openSync(path.join(logDir, `${name}.log`), 'w');
   const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', logFile, 'pipe'] });
   children.push(child);
   let output = '';
