@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../http/logger.js';
 import type { Provider } from '../provider/types.js';
+import { toInvitationToStart } from './for-provider.js';
 import type { Invitation, InvitationStore } from './store.js';
 
 const BATCH = 20;
@@ -33,19 +34,7 @@ export function invitationStarter(deps: {
 
   async function start(invitation: Invitation): Promise<void> {
     try {
-      const { candidateUrl } = await provider.startInvitation({
-        reportId: invitation.reportId,
-        accountId: invitation.accountId,
-        testId: invitation.testId,
-        testName: invitation.testName,
-        candidate: {
-          id: invitation.candidateId,
-          firstName: invitation.firstName,
-          lastName: invitation.lastName,
-          email: invitation.email,
-          phone: invitation.phone,
-        },
-      });
+      const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
       markStarted(invitation, candidateUrl);
       logger.info({ reportId: invitation.reportId }, 'invitation started');
     } catch (err) {

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { notFound } from '../errors.js';
 
 /** A path parameter as a string, '' when absent (Express 5 types them as `string | string[]`). */
 export function param(req: Request, name: string): string {
@@ -10,4 +11,13 @@ export function param(req: Request, name: string): string {
 export function idParam(req: Request, name: string): number | undefined {
   const value = param(req, name);
   return /^[1-9]\d{0,15}$/.test(value) ? Number(value) : undefined;
+}
+
+/** Reads the `companyId` path parameter of a company that exists; anything else is 404 "Unknown company". */
+export function companyIdParam(companies: { find(id: number): unknown }): (req: Request) => number {
+  return (req) => {
+    const id = idParam(req, 'companyId');
+    if (id === undefined || !companies.find(id)) throw notFound('Unknown company');
+    return id;
+  };
 }

@@ -5,7 +5,8 @@ import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import type { Logger } from '../http/logger.js';
-import type { CandidateTask, Provider, ProviderInvitation } from '../provider/types.js';
+import { toProviderInvitation } from '../invitations/for-provider.js';
+import type { CandidateTask, Provider } from '../provider/types.js';
 import { pageErrors, renderMessage, renderPage } from './render.js';
 
 export interface CandidatePagesDeps {
@@ -28,14 +29,6 @@ const LINK_PROBLEMS = {
     text: 'Invitation links work for a limited time. Ask the recruiter to send you a new invitation.',
   },
 } as const;
-
-export const toProviderInvitation = (i: Invitation): ProviderInvitation => ({
-  reportId: i.reportId,
-  accountId: i.accountId,
-  testId: i.testId,
-  testName: i.testName,
-  openedAt: i.openedAt,
-});
 
 /**
  * The candidate's pages, reached through the signed link in the invitation e-mail:

@@ -15,7 +15,7 @@ import type { MailOutbox } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
 import { adminAuth, sameOriginOnly } from './admin-auth.js';
-import { toProviderInvitation } from './candidate.js';
+import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
 import { pageErrors, renderPage } from './render.js';
 
 export interface DashboardDeps {
@@ -175,19 +175,7 @@ export function dashboard(deps: DashboardDeps): Router {
   router.post('/reports/:reportId/resend', form, async (req, res) => {
     const invitation = invitationOf(req);
     if (invitation.status !== 'sent' || invitation.startedAt === null) return done(req, res, 'not-resent');
-    const { candidateUrl } = await provider.startInvitation({
-      reportId: invitation.reportId,
-      accountId: invitation.accountId,
-      testId: invitation.testId,
-      testName: invitation.testName,
-      candidate: {
-        id: invitation.candidateId,
-        firstName: invitation.firstName,
-        lastName: invitation.lastName,
-        email: invitation.email,
-        phone: invitation.phone,
-      },
-    });
+    const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
     done(req, res, lifecycle.resend(invitation.reportId, candidateUrl) ? 'resent' : 'not-resent');
   });
 

@@ -4,7 +4,7 @@ import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { InvitationStore } from '../invitations/store.js';
 import type { Provider } from '../provider/types.js';
-import { toProviderInvitation } from './candidate.js';
+import { toProviderInvitation } from '../invitations/for-provider.js';
 import { pageErrors, renderMessage, renderPage } from './render.js';
 
 /**

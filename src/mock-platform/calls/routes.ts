@@ -21,6 +21,21 @@ export const CallQuery = z.object({
   limit: int.pipe(z.number().min(1).max(1000)).optional(),
   order: z.enum(['asc', 'desc']).optional(),
 });
+/** The call log's filter from the query of `/_mock/calls` or the sandbox's calls page. */
+export function callFilter(q: z.output<typeof CallQuery>) {
+  return {
+    direction: q.direction,
+    endpoint: q.endpoint,
+    codename: q.codename,
+    companyId: q.company_id,
+    reportId: q.report_id,
+    status: q.status,
+    afterId: q.after_id,
+    limit: q.limit,
+    order: q.order,
+  };
+}
+
 
 /** `/_mock/calls`: the call history, for tests and the sandbox. Credentials are already redacted. */
 export function callsRouter(calls: CallLog): Router {
@@ -29,17 +44,7 @@ export function callsRouter(calls: CallLog): Router {
   router.get('/', (req, res) => {
     const q = parseOr422(CallQuery, req.query);
     res.json({
-      calls: calls.list({
-        direction: q.direction,
-        endpoint: q.endpoint,
-        codename: q.codename,
-        companyId: q.company_id,
-        reportId: q.report_id,
-        status: q.status,
-        afterId: q.after_id,
-        limit: q.limit,
-        order: q.order,
-      }),
+      calls: calls.list(callFilter(q)),
     });
   });
 

@@ -4,7 +4,7 @@ import { IntegerId } from '../../contract/schemas.js';
 import { notFound } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { parseOr422 } from '../../http/validate.js';
-import { idParam } from '../path-params.js';
+import { companyIdParam, idParam } from '../path-params.js';
 import { OFFER_STATUSES, type OfferActions, type OfferSummary } from './offers.js';
 import type { Pipeline, Placement } from './pipeline.js';
 import type { CompanyStore } from './store.js';
@@ -50,11 +50,7 @@ export function pipelineRouter(deps: { pipeline: Pipeline; offers: OfferActions;
   const router = Router();
   const json = jsonBody(deps.bodyLimitBytes);
 
-  const companyId = (req: Request): number => {
-    const id = idParam(req, 'companyId');
-    if (id === undefined || !companies.find(id)) throw notFound('Unknown company');
-    return id;
-  };
+  const companyId = companyIdParam(companies);
   const id = (req: Request, name: string, what: string): number => {
     const value = idParam(req, name);
     if (value === undefined) throw notFound(`Unknown ${what}`);

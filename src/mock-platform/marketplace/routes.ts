@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { IntegerId, ReportId } from '../../contract/schemas.js';
 import { notFound } from '../../errors.js';
@@ -10,7 +10,7 @@ import { toWire as reportToWire, type ReportStore, type StoredReport } from '../
 import { toJson as integrationToJson, type IntegrationStore } from './integrations.js';
 import type { FailureKind } from './outcome.js';
 import type { ActionResult, Marketplace } from './service.js';
-import { idParam, param } from '../path-params.js';
+import { companyIdParam, param } from '../path-params.js';
 
 export const IntegrateBody = z.object({ token: z.string().trim().min(1, 'is required').max(500) });
 
@@ -45,11 +45,7 @@ export function marketplaceRouter(deps: {
   const router = Router();
   const json = jsonBody(deps.bodyLimitBytes);
 
-  const companyId = (req: Request): number => {
-    const id = idParam(req, 'companyId');
-    if (id === undefined || !companies.find(id)) throw notFound('Unknown company');
-    return id;
-  };
+  const companyId = companyIdParam(companies);
   const answer = <T>(res: Response, result: ActionResult<T>, onOk: (value: T) => void) => {
     if (result.ok) return onOk(result.value);
     const { kind, message, callId } = result.failure;

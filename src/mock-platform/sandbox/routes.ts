@@ -8,7 +8,7 @@ import type { Logger } from '../../http/logger.js';
 import { parseOr422 } from '../../http/validate.js';
 import { issueApiToken } from '../api-tokens/routes.js';
 import type { ApiTokenStore } from '../api-tokens/store.js';
-import { CallQuery } from '../calls/routes.js';
+import { CallQuery, callFilter } from '../calls/routes.js';
 import type { CallLog } from '../calls/store.js';
 import type { CompanyStore } from '../companies/store.js';
 import type { OfferActions } from '../companies/offers.js';
@@ -316,17 +316,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     render(req, res, './calls', {
       title: 'Calls',
       query: q,
-      calls: calls.list({
-        direction: q.direction,
-        endpoint: q.endpoint,
-        codename: q.codename,
-        companyId: q.company_id,
-        reportId: q.report_id,
-        status: q.status,
-        afterId: q.after_id,
-        limit: q.limit ?? 200,
-        order: q.order ?? 'desc',
-      }),
+      calls: calls.list({ ...callFilter(q), limit: q.limit ?? 200, order: q.order ?? 'desc' }),
     });
   });
 

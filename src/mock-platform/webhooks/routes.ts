@@ -5,7 +5,7 @@ import { notFound } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { parseOr422 } from '../../http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
-import { idParam } from '../path-params.js';
+import { companyIdParam, idParam } from '../path-params.js';
 import { TestPayloadInput, WebhookInput, WebhookPatch, type WebhookConfigurations } from './configurations.js';
 import type { Delivery, StoredEvent, WebhookConfig, WebhookRequest, WebhookStore } from './store.js';
 
@@ -57,11 +57,7 @@ export function webhooksRouter(deps: {
   const router = Router();
   const json = jsonBody(deps.bodyLimitBytes);
 
-  const companyId = (req: Request): number => {
-    const id = idParam(req, 'companyId');
-    if (id === undefined || !companies.find(id)) throw notFound('Unknown company');
-    return id;
-  };
+  const companyId = companyIdParam(companies);
   const actor = (req: Request): number | undefined => {
     const value = req.headers[ACTING_USER_HEADER];
     return typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value.trim()) ? Number(value.trim()) : undefined;

@@ -1,0 +1,20 @@
+import type { InvitationToStart, ProviderInvitation } from '../provider/types.js';
+import type { Invitation } from './store.js';
+
+/** The kit's invitation as the provider sees it when starting it (the starter, the dashboard's resend). */
+export const toInvitationToStart = (i: Invitation): InvitationToStart => ({
+  reportId: i.reportId,
+  accountId: i.accountId,
+  testId: i.testId,
+  testName: i.testName,
+  candidate: { id: i.candidateId, firstName: i.firstName, lastName: i.lastName, email: i.email, phone: i.phone },
+});
+
+/** The kit's invitation as the provider sees it on the candidate page, the dashboard and the results page. */
+export const toProviderInvitation = (i: Invitation): ProviderInvitation => ({
+  reportId: i.reportId,
+  accountId: i.accountId,
+  testId: i.testId,
+  testName: i.testName,
+  openedAt: i.openedAt,
+});
