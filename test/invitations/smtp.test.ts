@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer } from '../../src/mail/transport.js';
+
+/** A real SMTP server on loopback, so MAIL_TRANSPORT=smtp is tested end to end, authentication included. */
+describe('the SMTP transport', () => {
+  const received: { from: string; to: string[]; user: string | undefined; data: string }[] = [];
+  let server: SMTPServer;
+  let port: number;
+
+  beforeAll(async () => {
+    server = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'partner' && auth.password === 'p@ss word') callback(null, { user: auth.username });
+        else callback(new Error('Invalid username or password'));
+      },
+      onData(stream, session, callback) {
+        let data = '';
+        stream.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')));
+        stream.on('end', () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            user: session.user as string | undefined,
+            data,
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const mailer = (userinfo: string) =>
+    createMailer({
+      transport: 'smtp',
+      smtpUrl: `smtp://${userinfo}127.0.0.1:${port}`,
+      from: 'Demo Assessments <no-reply@partner.test>',
+      dir: '/nonexistent',
+    });
+
+  it('when an invitation is sent over SMTP with credentials in SMTP_URL, then the server receives it, authenticated', async () => {
+    const m = mailer('partner:p%40ss%20word@');
+    try {
+      const result = await m.send(
+        { to: 'ada@example.com', subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
+        'invitation-1',
+      );
+      expect(result.file).toBeNull();
+      expect(result.messageId).toMatch(/@/);
+    } finally {
+      m.close();
+    }
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ from: 'no-reply@partner.test', to: ['ada@example.com'], user: 'partner' });
+    expect(received[0]!.data).toContain('Subject: Your JavaScript test');
+    expect(received[0]!.data).toContain('https://partner.test/take?token=abc');
+  });
+
+  it('when the SMTP credentials are wrong, then sending fails and nothing is delivered', async () => {
+    const before = received.length;
+    const m = mailer('partner:wrong@');
+    try {
+      await expect(
+        m.send({ to: 'ada@example.com', subject: 'x', text: 'x', html: 'x' }, 'invitation-2'),
+      ).rejects.toThrow(/Invalid username or password|auth/i);
+    } finally {
+      m.close();
+    }
+    expect(received).toHaveLength(before);
+  });
+});
