@@ -22,15 +22,13 @@ export function invitationStarter(deps: {
   logger: Logger;
   random?: () => number;
   /**
-   * Records a successful start. By default it only marks the invitation; the server passes the
-   * lifecycle's, which queues the invitation e-mail and the first report update in the same
-   * transaction (lifecycle.ts).
+   * Records a successful start: the lifecycle's, which marks the invitation started and queues the
+   * invitation e-mail and the first report update in the same transaction (lifecycle.ts).
    */
-  markStarted?: (invitation: Invitation, candidateUrl: string) => void;
+  markStarted: (invitation: Invitation, candidateUrl: string) => void;
 }) {
-  const { invitations, provider, clock, logger } = deps;
+  const { invitations, provider, clock, logger, markStarted } = deps;
   const random = deps.random ?? Math.random;
-  const markStarted = deps.markStarted ?? ((invitation: Invitation, url: string) => invitations.markStarted(invitation.reportId, url));
 
   async function start(invitation: Invitation): Promise<void> {
     try {

@@ -88,16 +88,9 @@ export function invitationStore(db: Db, clock: Clock) {
   const opened = db.prepare<[string, string, string]>(
     'UPDATE invitations SET opened_at = ?, updated_at = ? WHERE report_id = ? AND opened_at IS NULL',
   );
-  const setStatus = db.prepare<[ReportStatus, string, string]>(
-    'UPDATE invitations SET status = ?, updated_at = ? WHERE report_id = ?',
-  );
   const dueStarts = db.prepare<[string, number], Row>(
     `SELECT * FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= ?
       ORDER BY next_start_at LIMIT ?`,
-  );
-  const started = db.prepare<[string, string, string, string]>(
-    `UPDATE invitations SET started_at = ?, candidate_url = ?, start_error = NULL, updated_at = ?
-      WHERE report_id = ? AND started_at IS NULL`,
   );
   const startFailed = db.prepare<[string, string, string, string]>(
     `UPDATE invitations SET start_attempts = start_attempts + 1, start_error = ?, next_start_at = ?, updated_at = ?
@@ -147,18 +140,9 @@ export function invitationStore(db: Db, clock: Clock) {
       opened.run(now, now, reportId);
     },
 
-    setStatus(reportId: string, status: ReportStatus): void {
-      setStatus.run(status, isoAt(clock.now()), reportId);
-    },
-
     /** Invitations whose provider start is due (new ones, and failed starts whose retry time has come). */
     dueStarts(limit: number): Invitation[] {
       return dueStarts.all(isoAt(clock.now()), limit).map(toInvitation);
-    },
-
-    markStarted(reportId: string, candidateUrl: string): void {
-      const now = isoAt(clock.now());
-      started.run(now, candidateUrl, now, reportId);
     },
 
     markStartFailed(reportId: string, error: string, retryAt: number): void {

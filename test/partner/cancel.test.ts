@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { arrangeStatus, bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('report cancel callback', () => {
   let h: PartnerHarness;
@@ -31,7 +31,7 @@ describe('report cancel callback', () => {
   });
 
   it('when the test was already completed, then it answers 409 and the result stays', async () => {
-    h.invitations.setStatus(body.report_id, 'completed');
+    arrangeStatus(h.db, body.report_id, 'completed');
     const res = await cancel(body.report_id);
     expect(res.status).toBe(409);
     expect(status()).toBe('completed');

@@ -1,10 +1,13 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/http/logger.js';
+import { invitationLifecycle } from '../../src/invitations/lifecycle.js';
 import { invitationStarter } from '../../src/invitations/starter.js';
+import { mailOutbox } from '../../src/mail/outbox.js';
+import { reportOutbox } from '../../src/reports/outbox.js';
 import { demoProvider } from '../../src/provider/demo/index.js';
 import type { Provider } from '../../src/provider/types.js';
-import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { arrangeStatus, bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('invitation starter', () => {
   let h: PartnerHarness;
@@ -32,7 +35,23 @@ describe('invitation starter', () => {
   });
   afterEach(() => h.close());
 
-  const starter = () => invitationStarter({ invitations: h.invitations, provider: h.provider, clock: h.clock, logger: createLogger('silent'), random: () => 1 });
+  const starter = () => {
+    const lifecycle = invitationLifecycle({
+      db: h.db,
+      clock: h.clock,
+      kind: 'assessment',
+      reports: reportOutbox(h.db, h.clock),
+      mail: mailOutbox(h.db, h.clock),
+    });
+    return invitationStarter({
+      invitations: h.invitations,
+      provider: h.provider,
+      clock: h.clock,
+      logger: createLogger('silent'),
+      random: () => 1,
+      markStarted: (invitation, url) => lifecycle.start(invitation, url),
+    });
+  };
   const row = (id: string) =>
     h.db.prepare('SELECT started_at, candidate_url, start_attempts, start_error FROM invitations WHERE report_id = ?').get(id) as Record<string, unknown>;
 
@@ -74,7 +93,7 @@ describe('invitation starter', () => {
 
   it('when an invitation is canceled before it started, then it is never started', async () => {
     const id = await sendOne();
-    h.invitations.setStatus(id, 'canceled');
+    arrangeStatus(h.db, id, 'canceled');
     expect(await starter().runOnce()).toBe(0);
     expect(startCalls).toEqual([]);
   });

@@ -96,3 +96,12 @@ export function candidateBody(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/**
+ * Puts an invitation in a status directly, as the arrangement of a test (say, a candidate who has
+ * already finished). The app only changes status through the lifecycle, which also queues the
+ * report update; this deliberately does not.
+ */
+export function arrangeStatus(db: Db, reportId: string, status: 'sent' | 'completed' | 'failed' | 'canceled'): void {
+  db.prepare('UPDATE invitations SET status = ? WHERE report_id = ?').run(status, reportId);
+}

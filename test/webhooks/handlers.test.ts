@@ -1,3 +1,4 @@
+import { arrangeStatus } from '../support/partner.js';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -69,7 +70,7 @@ describe('webhook handlers', () => {
   it('leaves finished invitations alone when a candidate is disqualified', async () => {
     partner = partnerWebhooks();
     const [done] = partner.invite(COMPANY, [17]);
-    partner.invitations.setStatus(done!, 'completed');
+    arrangeStatus(partner.db, done!, 'completed');
     await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9002));
     await partner.processor.runOnce();
     expect(invitation(done!)!.status).toBe('completed');
@@ -94,7 +95,7 @@ describe('webhook handlers', () => {
     partner = partnerWebhooks({ logger });
     const [p2, f2] = partner.invite(COMPANY, [17, 17]);
     const [k2] = partner.invite(COMPANY, [18]);
-    partner.invitations.setStatus(f2!, 'completed');
+    arrangeStatus(partner.db, f2!, 'completed');
     partner.db.prepare("UPDATE invitations SET score = '87' WHERE report_id = ?").run(f2!);
     // An earlier event about the same candidate whose handling was given up still holds its payload.
     await deliver(candidateEvent('new_candidate', 'email', 17, { offers: [] }, 9010));

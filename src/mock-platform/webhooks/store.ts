@@ -375,27 +375,18 @@ export function webhookStore(db: Db, clock: Clock) {
     },
 
     deliveries(companyId: number, filter: DeliveryFilter = {}): Delivery[] {
-      const where = ['d.company_id = ?'];
-      const args: (string | number)[] = [companyId];
-      if (filter.webhookId !== undefined) {
-        where.push('d.webhook_id = ?');
-        args.push(filter.webhookId);
-      }
-      if (filter.eventId !== undefined) {
-        where.push('d.event_id = ?');
-        args.push(filter.eventId);
-      }
-      if (filter.status !== undefined) {
-        where.push('d.status = ?');
-        args.push(filter.status);
-      }
-      args.push(filter.limit ?? 100);
+      const { where, args } = equalities({
+        'd.company_id': companyId,
+        'd.webhook_id': filter.webhookId,
+        'd.event_id': filter.eventId,
+        'd.status': filter.status,
+      });
       return db
         .prepare<(string | number)[], DeliveryRow>(
           `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE ${where.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
+            WHERE ${where} ORDER BY d.id DESC LIMIT ?`,
         )
-        .all(...args)
+        .all(...args, filter.limit ?? 100)
         .map(toDelivery);
     },
 
@@ -482,30 +473,16 @@ export function webhookStore(db: Db, clock: Clock) {
     },
 
     requests(companyId: number, filter: RequestFilter = {}): WebhookRequest[] {
-      const where = ['company_id = ?'];
-      const args: (string | number)[] = [companyId];
-      if (filter.webhookId !== undefined) {
-        where.push('webhook_id = ?');
-        args.push(filter.webhookId);
-      }
-      if (filter.deliveryId !== undefined) {
-        where.push('delivery_id = ?');
-        args.push(filter.deliveryId);
-      }
-      if (filter.eventId !== undefined) {
-        where.push('event_id = ?');
-        args.push(filter.eventId);
-      }
-      if (filter.kind !== undefined) {
-        where.push('kind = ?');
-        args.push(filter.kind);
-      }
-      args.push(filter.limit ?? 100);
+      const { where, args } = equalities({
+        company_id: companyId,
+        webhook_id: filter.webhookId,
+        delivery_id: filter.deliveryId,
+        event_id: filter.eventId,
+        kind: filter.kind,
+      });
       return db
-        .prepare<(string | number)[], RequestRow>(
-          `SELECT * FROM webhook_requests WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
-        )
-        .all(...args)
+        .prepare<(string | number)[], RequestRow>(`SELECT * FROM webhook_requests WHERE ${where} ORDER BY id DESC LIMIT ?`)
+        .all(...args, filter.limit ?? 100)
         .map(toRequest);
     },
 
@@ -573,4 +550,13 @@ function toRequest(r: RequestRow): WebhookRequest {
     finishedAt: r.finished_at,
     nextAttemptAt: r.next_attempt_at,
   };
+}
+
+/**
+ * `column = ?` for each filter that is set, ANDed, with the values in order. Column names come
+ * from this file's code, never from a request; only the values are bound.
+ */
+function equalities(filters: Record<string, string | number | undefined>): { where: string; args: (string | number)[] } {
+  const set = Object.entries(filters).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+  return { where: set.map(([column]) => `${column} = ?`).join(' AND '), args: set.map(([, value]) => value) };
 }
