@@ -1,5 +1,5 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Dispatcher } from 'undici';
@@ -23,6 +23,7 @@ import { reportOutbox } from './reports/outbox.js';
 import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
 import { webhookProcessor } from './webhooks/processor.js';
 import { loadEnvFile } from './env-file.js';
+import { appServer } from './http/app-server.js';
 
 /** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
 export interface MainOverrides {
@@ -131,7 +132,7 @@ export async function main(
   }
 
   // Listen first: with PORT=0 and no PUBLIC_URL, links must name the port actually chosen.
-  const server = createServer();
+  const { server, serve } = appServer();
   // Explicit timeouts: a slow or stalled client cannot hold a connection open indefinitely.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -180,7 +181,7 @@ export async function main(
   if (waiting) logger.warn(waiting);
   const { app, worker } = partner;
 
-  server.on('request', app);
+  serve(app);
   // Whatever the last run left behind (a crash, a restart) is picked up at once.
   startLoop.kick();
   webhookLoop.kick();

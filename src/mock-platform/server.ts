@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,7 @@ import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../env-file.js';
+import { appServer } from '../http/app-server.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -76,7 +77,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
 
   // Listen first: the careers site builds absolute URLs, and with port 0 the port is known only now.
   const host = options.host ?? '127.0.0.1';
-  const server = createServer();
+  const { server, serve } = appServer();
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
@@ -116,7 +117,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     publicUrl: options.publicUrl ?? url,
     uploadsDir,
   });
-  server.on('request', app);
+  serve(app);
   if (options.webhookWorker ?? true) webhooks.start();
 
   let closing: Promise<void> | undefined;
