@@ -73,6 +73,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
     logger,
     random: deps.random,
     markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
+    inTransaction: (fn) => db.transaction(fn)(),
   });
   const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random });
   const worker = deliveryWorker({

@@ -7,6 +7,8 @@ import type { Invitation, InvitationStore } from './store.js';
 const BATCH = 20;
 const BASE_DELAY_MS = 10_000;
 const MAX_DELAY_MS = 60 * 60_000;
+/** How long started invitations may wait for the rest of their batch before they are recorded. */
+const MAX_HOLD_MS = 100;
 
 /**
  * Starts new invitations in the vendor's product after send_candidate has answered. The
@@ -26,22 +28,38 @@ export function invitationStarter(deps: {
    * invitation e-mail and the first report update in the same transaction (lifecycle.ts).
    */
   markStarted: (invitation: Invitation, candidateUrl: string) => void;
+  /**
+   * Runs a batch's `markStarted` calls in one transaction (`db.transaction`), so a batch costs one
+   * commit. A crash before it commits starts those invitations again on the next run, which the
+   * provider already has to accept (a start is at least once).
+   */
+  inTransaction?: (fn: () => void) => void;
 }) {
   const { invitations, provider, clock, logger, markStarted } = deps;
+  const inTransaction = deps.inTransaction ?? ((fn: () => void) => fn());
   const random = deps.random ?? Math.random;
 
-  async function start(invitation: Invitation): Promise<void> {
-    try {
-      const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
-      markStarted(invitation, candidateUrl);
-      logger.info({ reportId: invitation.reportId }, 'invitation started');
-    } catch (err) {
-      const n = invitation.startAttempts + 1;
-      // Exponential backoff with full jitter, capped.
-      const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1)) * (0.5 + random() / 2);
-      invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
-      logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
-    }
+  function failed(invitation: Invitation, err: unknown): void {
+    const n = invitation.startAttempts + 1;
+    // Exponential backoff with full jitter, capped.
+    const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1)) * (0.5 + random() / 2);
+    invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
+    logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
+  }
+
+  /** Records the starts the provider made, in one transaction: one commit for a batch, not one each. */
+  function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): void {
+    if (started.length === 0) return;
+    inTransaction(() => {
+      for (const { invitation, candidateUrl } of started) {
+        try {
+          markStarted(invitation, candidateUrl);
+          logger.info({ reportId: invitation.reportId }, 'invitation started');
+        } catch (err) {
+          failed(invitation, err);
+        }
+      }
+    });
   }
 
   return {
@@ -50,12 +68,26 @@ export function invitationStarter(deps: {
       let tried = 0;
       for (;;) {
         const due = invitations.dueStarts(BATCH);
+        let started: { invitation: Invitation; candidateUrl: string }[] = [];
+        let since = 0;
         for (const invitation of due) {
-          await start(invitation);
+          try {
+            const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
+            if (started.length === 0) since = performance.now();
+            started.push({ invitation, candidateUrl });
+          } catch (err) {
+            failed(invitation, err);
+          }
+          // A slow provider must not hold back the e-mails of the starts it already made.
+          if (started.length > 0 && performance.now() - since > MAX_HOLD_MS) {
+            record(started);
+            started = [];
+          }
           // A provider that answers at once would keep this loop in microtasks; let the platform's
           // waiting callbacks in between starts.
           await new Promise((resolve) => setImmediate(resolve));
         }
+        record(started);
         tried += due.length;
         if (due.length < BATCH) return tried;
       }

@@ -35,7 +35,7 @@ describe('invitation starter', () => {
   });
   afterEach(() => h.close());
 
-  const starter = () => {
+  const starter = (overrides: Partial<Parameters<typeof invitationStarter>[0]> = {}) => {
     const lifecycle = invitationLifecycle({
       db: h.db,
       clock: h.clock,
@@ -50,6 +50,7 @@ describe('invitation starter', () => {
       logger: createLogger('silent'),
       random: () => 1,
       markStarted: (invitation, url) => lifecycle.start(invitation, url),
+      ...overrides,
     });
   };
   const row = (id: string) =>
@@ -61,6 +62,52 @@ describe('invitation starter', () => {
     expect((await request(h.app).post('/callbacks/send_candidate').set(bearer(c.token)).send(body)).status).toBe(201);
     return body.report_id;
   }
+
+  it('when several invitations are due, then their starts are recorded in one transaction, and one that fails to record does not undo the others', async () => {
+    const ids = [await sendOne(), await sendOne(), await sendOne()];
+    const lifecycle = invitationLifecycle({ db: h.db, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.db, h.clock), mail: mailOutbox(h.db, h.clock) });
+    let transactions = 0;
+    const s = starter({
+      inTransaction: (fn) => {
+        transactions += 1;
+        h.db.transaction(fn)();
+      },
+      markStarted: (invitation, url) => {
+        if (invitation.reportId === ids[1]) throw new Error('report update refused');
+        lifecycle.start(invitation, url);
+      },
+    });
+
+    expect(await s.runOnce()).toBe(3);
+
+    expect(transactions).toBe(1);
+    expect(row(ids[0]!).started_at).not.toBeNull();
+    expect(row(ids[2]!).started_at).not.toBeNull();
+    expect(row(ids[1]!)).toMatchObject({ started_at: null, start_attempts: 1, start_error: 'report update refused' });
+    // The recorded starts queued their e-mails; the failed one queued nothing.
+    const mails = h.db.prepare('SELECT report_id FROM mail_outbox ORDER BY id').pluck().all();
+    expect(mails).toEqual([ids[0], ids[2]]);
+  });
+
+  it('when the provider is slow, then the starts it already made are recorded without waiting for the rest of the batch', async () => {
+    const ids = [await sendOne(), await sendOne(), await sendOne()];
+    const recordedBeforeLastCall: boolean[] = [];
+    const s = starter({
+      provider: {
+        ...h.provider,
+        async startInvitation(invitation) {
+          if (invitation.reportId === ids[2]) recordedBeforeLastCall.push(row(ids[0]!).started_at !== null);
+          await new Promise((resolve) => setTimeout(resolve, 120));
+          return { candidateUrl: `http://partner.test/take/${invitation.reportId}` };
+        },
+      },
+    });
+
+    await s.runOnce();
+
+    expect(recordedBeforeLastCall).toEqual([true]);
+    for (const id of ids) expect(row(id).started_at).not.toBeNull();
+  });
 
   it('when an invitation was stored and the process restarted before it started, then the next run starts it once', async () => {
     const id = await sendOne();
