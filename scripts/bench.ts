@@ -91,7 +91,6 @@ async function main() {
         // Production refuses to start without these; the bench makes throwaway ones.
         CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
         ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-        MAIL_DIR: path.join(dir, 'mail'),
         ...Object.fromEntries(
           (process.env.BENCH_PARTNER_ENV ?? '')
             .split(/\s+/)

@@ -28,7 +28,7 @@ export interface WebDeps {
   publicUrl: string;
   admin: Config['admin'];
   platform: { url: string; codename: string };
-  mailSettings: Pick<Config['mail'], 'transport' | 'dir'>;
+  mailSettings: Pick<Config['mail'], 'transport'>;
   /** Why report deliveries cannot run (no partner secret), if they cannot. */
   deliveriesWaiting: () => string | undefined;
 }

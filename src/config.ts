@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from './contract/decisions.js';
 import { WebhookSecretsSetting } from './webhooks/secrets.js';
@@ -70,12 +69,10 @@ const ConfigSchema = z.object({
   ADMIN_PASSWORD: z.string().min(1).max(200).optional(),
   /** Alternatively a token, sent as `Authorization: Bearer` or as the Basic-auth password. */
   ADMIN_TOKEN: z.string().min(MIN_ADMIN_TOKEN, `must be at least ${MIN_ADMIN_TOKEN} characters`).max(500).optional(),
-  /** json: each e-mail is written as a JSON file to MAIL_DIR (readable in the dashboard); smtp: sent through SMTP_URL. */
+  /** json: each e-mail is rendered as JSON and kept with its outbox row (shown in the dashboard), not sent; smtp: sent through SMTP_URL. */
   MAIL_TRANSPORT: z.enum(['json', 'smtp']).default('json'),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().trim().min(3).max(300).default('Demo Assessments <no-reply@partner.localhost>'),
-  /** Where the JSON transport writes; by default `mail/` next to the database file (./data/mail). */
-  MAIL_DIR: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -100,7 +97,7 @@ export type Config = {
   links: { secret: string; candidateTtlMs: number; resultsTtlMs: number };
   passMark: number;
   admin: { username: string; password: string | undefined; token: string | undefined };
-  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; dir: string };
+  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string };
 };
 
 export class ConfigError extends Error {
@@ -165,7 +162,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transport: c.MAIL_TRANSPORT,
       smtpUrl: c.SMTP_URL,
       from: c.MAIL_FROM,
-      dir: c.MAIL_DIR ?? path.join(path.dirname(c.DATABASE_PATH), 'mail'),
     },
   };
 }

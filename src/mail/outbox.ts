@@ -18,6 +18,9 @@ export interface QueuedMail {
   recipient: string | null;
   subject: string | null;
   messageId: string | null;
+  /** The e-mail as the JSON transport rendered it (JSON text); null for SMTP, before sending and once erased. */
+  message: string | null;
+  /** Where the JSON transport wrote the e-mail, for rows sent before messages were kept in the row (migration 011). */
   file: string | null;
   sentAt: string | null;
   createdAt: string;
@@ -35,6 +38,7 @@ interface Row {
   recipient: string | null;
   subject: string | null;
   message_id: string | null;
+  message: string | null;
   file: string | null;
   sent_at: string | null;
   created_at: string;
@@ -62,7 +66,7 @@ export function mailOutbox(db: Db, clock: Clock) {
   const recent = db.prepare<[number], Row>('SELECT * FROM mail_outbox ORDER BY id DESC LIMIT ?');
   const sent = db.prepare(
     `UPDATE mail_outbox SET status = 'sent', attempts = attempts + 1, recipient = @recipient, subject = @subject,
-            message_id = @messageId, file = @file, sent_at = @now, last_error = NULL, updated_at = @now
+            message_id = @messageId, message = @message, sent_at = @now, last_error = NULL, updated_at = @now
       WHERE id = @id AND status = 'pending'`,
   );
   const skipped = db.prepare<[string, string, number]>(
@@ -94,7 +98,8 @@ export function mailOutbox(db: Db, clock: Clock) {
     ofReport: (reportId: string): QueuedMail[] => ofReport.all(reportId).map(toMail),
     recent: (limit = 100): QueuedMail[] => recent.all(limit).map(toMail),
 
-    markSent(id: number, info: { recipient: string; subject: string; messageId: string; file: string | null }): void {
+    /** `message`: the rendered e-mail to keep (the JSON transport's output), or null. */
+    markSent(id: number, info: { recipient: string; subject: string; messageId: string; message: string | null }): void {
       sent.run({ id, ...info, now: now() });
     },
     markSkipped(id: number, reason: string): void {
@@ -126,6 +131,7 @@ function toMail(r: Row): QueuedMail {
     recipient: r.recipient,
     subject: r.subject,
     messageId: r.message_id,
+    message: r.message,
     file: r.file,
     sentAt: r.sent_at,
     createdAt: r.created_at,

@@ -70,8 +70,8 @@ export function mailSender(deps: {
     }
     try {
       const message = render(mail, invitation);
-      const info = await mailer.send(message, `mail-${mail.id}-${mail.reportId}`);
-      outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, ...info });
+      const sent = await mailer.send(message);
+      outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
       logger.info({ mailId: mail.id, reportId: mail.reportId }, 'e-mail sent');
       return 'sent';
     } catch (err) {

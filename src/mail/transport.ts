@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 
@@ -10,9 +8,17 @@ export interface MailMessage {
   html: string;
 }
 
+export interface SentMail {
+  messageId: string;
+  /**
+   * The message as nodemailer's JSON transport rendered it (JSON text), for the outbox row to keep;
+   * null when it went out through SMTP (the kit keeps no copy of what it really sent).
+   */
+  message: string | null;
+}
+
 export interface Mailer {
-  /** Sends one message; `ref` names it (the JSON transport's file name, so it must be unique). */
-  send(message: MailMessage, ref: string): Promise<{ messageId: string; file: string | null }>;
+  send(message: MailMessage): Promise<SentMail>;
   close(): void;
 }
 
@@ -20,9 +26,10 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 
 /**
  * nodemailer with the configured transport:
- * - `json` (the default): each message is rendered by nodemailer's JSON transport and written to
- *   MAIL_DIR as one file, readable in the dashboard and by tests. Files are 0600: they hold the
- *   candidate's link.
+ * - `json` (the default): each message is rendered by nodemailer's JSON transport and nothing is
+ *   sent; the JSON text is returned as is (no parse and re-stringify) for the mail outbox to keep
+ *   with the e-mail's row, where the dashboard shows it. It holds the candidate's link: it is as
+ *   private as the database.
  * - `smtp`: sent through SMTP_URL, with connection, greeting and socket timeouts.
  */
 export function createMailer(config: Config['mail']): Mailer {
@@ -31,19 +38,16 @@ export function createMailer(config: Config['mail']): Mailer {
     return {
       async send(message) {
         const info = await transport.sendMail({ from: config.from, ...message });
-        return { messageId: info.messageId, file: null };
+        return { messageId: info.messageId, message: null };
       },
       close: () => transport.close(),
     };
   }
   const transport = nodemailer.createTransport({ jsonTransport: true });
   return {
-    async send(message, ref) {
+    async send(message) {
       const info = await transport.sendMail({ from: config.from, ...message });
-      mkdirSync(config.dir, { recursive: true });
-      const file = path.join(config.dir, `${ref.replace(/[^\w-]/g, '_')}.json`);
-      writeFileSync(file, JSON.stringify(JSON.parse(info.message as unknown as string), null, 2) + '\n', { mode: 0o600 });
-      return { messageId: info.messageId, file };
+      return { messageId: info.messageId, message: info.message };
     },
     close: () => transport.close(),
   };

@@ -1,6 +1,4 @@
 import express, { Router, type Request, type Response } from 'express';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import type { AccountStore } from '../accounts/store.js';
 import type { Config } from '../config.js';
@@ -29,7 +27,7 @@ export interface DashboardDeps {
   admin: Config['admin'];
   publicUrl: string;
   platform: { url: string; codename: string };
-  mailSettings: Pick<Config['mail'], 'transport' | 'dir'>;
+  mailSettings: Pick<Config['mail'], 'transport'>;
   /** Why report deliveries cannot run (no partner secret), if they cannot. */
   deliveriesWaiting: () => string | undefined;
   /** Wakes the workers after an action queued something. */
@@ -144,7 +142,7 @@ export function dashboard(deps: DashboardDeps): Router {
     const id = IdParam.safeParse(req.params.id);
     const message = id.success ? mail.find(id.data) : undefined;
     if (!message) throw notFound('Unknown e-mail');
-    page(req, res, './admin/mail', { pageTitle: `E-mail ${message.id}`, message, content: readMailFile(message.file, deps.mailSettings.dir) });
+    page(req, res, './admin/mail', { pageTitle: `E-mail ${message.id}`, message, content: mailContent(message.message) });
   });
 
   router.post('/updates/:id/retry', form, (req, res) => {
@@ -183,14 +181,15 @@ export function dashboard(deps: DashboardDeps): Router {
   return router;
 }
 
-/** The JSON transport's file of a message, if it is one and lies inside MAIL_DIR. */
-function readMailFile(file: string | null, dir: string): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown } | undefined {
-  if (!file) return undefined;
-  const resolved = path.resolve(file);
-  if (!resolved.startsWith(path.resolve(dir) + path.sep)) return undefined;
+/**
+ * What the dashboard shows of an e-mail the JSON transport rendered (the JSON text kept in its
+ * outbox row): undefined for SMTP, an erased e-mail, or a row sent before messages were kept.
+ */
+function mailContent(message: string | null): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown } | undefined {
+  if (!message) return undefined;
   try {
-    const parsed = JSON.parse(readFileSync(resolved, 'utf8')) as Record<string, unknown>;
-    // nodemailer writes addresses as {name, address} objects (a list for `to`).
+    const parsed = JSON.parse(message) as Record<string, unknown>;
+    // nodemailer renders addresses as {name, address} objects (a list for `to`).
     const one = (x: { name?: string; address?: string }) => (x.name ? `${x.name} <${x.address}>` : x.address);
     const address = (a: unknown) =>
       Array.isArray(a) ? a.map(one).join(', ') : a !== null && typeof a === 'object' ? one(a as { name?: string }) : a;

@@ -1,20 +1,20 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../scripts/dev.js';
+import { storedMails } from '../invitations/support.js';
 import { ACME, ADA, freePort } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run dev delivers report updates to the mock', () => {
-  it('a test sent in the sandbox gets its links on the platform, and the invitation e-mail lands in MAIL_DIR', async () => {
+  it('a test sent in the sandbox gets its links on the platform, and the invitation e-mail is kept in the database and shown in the dashboard', async () => {
     const sandbox = await startSandbox({
       PATH: process.env.PATH,
       DATABASE_PATH: path.join(dir, 'partner.db'),
-      MAIL_DIR: path.join(dir, 'mail'),
       PORT: String(await freePort()),
       MOCK_PORT: String(await freePort()),
       LOG_LEVEL: 'silent',
@@ -38,7 +38,18 @@ describe('npm run dev delivers report updates to the mock', () => {
         show: expect.stringMatching(new RegExp(`^${sandbox.partnerUrl}/results\\?token=`)),
         cancel: `${sandbox.partnerUrl}/callbacks/reports/${reportId}/cancel`,
       });
-      expect(readdirSync(path.join(dir, 'mail'))).toHaveLength(1);
+      // The sender runs beside the report delivery: wait for the e-mail too.
+      let mails = storedMails(path.join(dir, 'partner.db'));
+      while (mails.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        mails = storedMails(path.join(dir, 'partner.db'));
+      }
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.to[0]!.address).toBe('ada@example.com');
+      // Where the banner sends the user: the e-mail page of the dashboard (admin / admin in development).
+      const page = await request(sandbox.partnerUrl).get('/admin/mail/1').auth('admin', 'admin').expect(200);
+      expect(page.text).toContain(mails[0]!.subject);
+      expect(page.text).toContain('/take?token=');
     } finally {
       await sandbox.close();
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -13,11 +13,12 @@ import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-plat
 import { addDemoTests } from '../../src/provider/demo/catalog.js';
 import { main } from '../../src/server.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { storedMails } from '../invitations/support.js';
 import { ACME, ADA, freePort } from './support.js';
 
 /**
  * The second half of the flow with both servers running as they do in production and a real
- * headless browser: send → invitation e-mail (the JSON transport's file) → the candidate takes the
+ * headless browser: send → invitation e-mail (as the JSON transport stored it) → the candidate takes the
  * test in Chromium → the platform's report completes; and cancels from either side.
  */
 const CODENAME = 'kit-report-flow';
@@ -30,7 +31,6 @@ let partner: Awaited<ReturnType<typeof main>>;
 let browser: Browser;
 let db: Db;
 let dir: string;
-let mailDir: string;
 let partnerUrl: string;
 let testId: number;
 
@@ -47,13 +47,11 @@ beforeAll(async () => {
   });
   if (!registered.ok) throw new Error(registered.message);
   dir = mkdtempSync(path.join(tmpdir(), 'kit-report-flow-'));
-  mailDir = path.join(dir, 'mail');
   const dbFile = path.join(dir, 'partner.db');
   partner = await main(
     loadConfig({
       PORT: String(port),
       DATABASE_PATH: dbFile,
-      MAIL_DIR: mailDir,
       LOG_LEVEL: 'silent',
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: CODENAME,
@@ -102,21 +100,11 @@ async function eventually<T>(what: string, read: () => Promise<T> | T, ok: (valu
 const report = async (id: string): Promise<Report> =>
   (await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${id}`).expect(200)).body.report;
 
-/** The invitation e-mail the JSON transport wrote for a candidate. */
+/** The invitation e-mail the JSON transport rendered for a candidate, as the partner stored it in its database. */
 const mailTo = (email: string) =>
   eventually(
     `an e-mail to ${email}`,
-    () => {
-      let files: string[] = [];
-      try {
-        files = readdirSync(mailDir);
-      } catch {
-        // not written yet
-      }
-      return files
-        .map((f) => JSON.parse(readFileSync(path.join(mailDir, f), 'utf8')) as { to: { address: string }[]; subject: string; text: string })
-        .find((m) => m.to[0]!.address === email);
-    },
+    () => storedMails(db).find((m) => m.to[0]!.address === email),
     (m) => m !== undefined,
   ).then((m) => m!);
 
@@ -216,6 +204,12 @@ describe('a candidate takes the test in a real browser', () => {
     await eventually('the canceled report', () => report(reportId), (r) => r.status === 'canceled');
     await page.reload();
     expect(await page.locator('.tag-delivered').count()).toBeGreaterThan(0);
+    // The invitation e-mail, as the dashboard shows it from the database.
+    await page.locator('a[href^="/admin/mail/"]').first().click();
+    const headers = await page.locator('dl.properties').nth(1).textContent();
+    expect(headers).toContain('Grace Hopper <grace@example.com>');
+    expect(headers).toContain('Acme Corp invites you to take the JavaScript fundamentals test');
+    expect(await page.locator('pre.mail').textContent()).toContain('/take?token=');
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -49,7 +49,6 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
 
   const config = loadConfig({
     DATABASE_PATH: path.join(dir, 'partner.db'),
-    MAIL_DIR: path.join(dir, 'mail'),
     PORT: '0',
     LOG_LEVEL: 'silent',
     PUBLIC_URL: url,

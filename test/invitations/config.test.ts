@@ -19,12 +19,11 @@ describe('configuration of the invitation flow', () => {
     expect(c.links).toEqual({ secret: DEV_CANDIDATE_LINK_SECRET, candidateTtlMs: 14 * 86_400_000, resultsTtlMs: 365 * 86_400_000 });
     expect(c.passMark).toBe(60);
     expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
-    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>', dir: 'data/mail' });
+    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>' });
   });
 
-  it('when only DATABASE_PATH is set, then e-mail files go next to the database', () => {
-    expect(loadConfig({ DATABASE_PATH: '/var/lib/partner/partner.db' }).mail.dir).toBe('/var/lib/partner/mail');
-    expect(loadConfig({ DATABASE_PATH: '/var/lib/partner/partner.db', MAIL_DIR: '/srv/mail' }).mail.dir).toBe('/srv/mail');
+  it('when MAIL_DIR is still set from an older version, then it is ignored: e-mails are kept in the database', () => {
+    expect(loadConfig({ MAIL_DIR: '/srv/mail' }).mail).toEqual(loadConfig({}).mail);
   });
 
   it('when NODE_ENV is production without a link secret or an admin credential, then start-up fails naming both', () => {

@@ -1,8 +1,35 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_RETRY } from '../../src/reports/policy.js';
-import { flowHarness, sendBody } from './support.js';
+import { flowHarness, linkIn, sendBody } from './support.js';
 
 describe('invitation e-mail delivery', () => {
+  it('when the JSON transport sends an invitation, then the rendered e-mail is kept with its outbox row and no file is written', async () => {
+    const h = await flowHarness();
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
+      await h.send(c.token, body);
+      expect(await h.startAndMail()).toMatchObject({ sent: 1 });
+      const row = h.row('SELECT status, recipient, subject, message, file FROM mail_outbox WHERE report_id = ?', body.report_id)!;
+      expect(row).toMatchObject({ status: 'sent', recipient: 'grace@example.com', subject: 'Acme invites you to take the SQL basics test', file: null });
+      const message = JSON.parse(row.message as string) as { from: unknown; to: unknown; subject: string; text: string; html: string };
+      expect(message).toMatchObject({
+        from: { name: 'Demo Assessments', address: 'no-reply@partner.localhost' },
+        to: [{ name: 'Grace Hopper', address: 'grace@example.com' }],
+        subject: 'Acme invites you to take the SQL basics test',
+      });
+      const { candidate_url } = h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', body.report_id)!;
+      expect(linkIn(message.text)).toBe(candidate_url);
+      expect(message.html).toContain('/take?token=');
+      expect(h.mails()).toEqual([message]);
+      // Nothing beside the database itself.
+      expect(readdirSync(h.dir).filter((f) => !/^partner\.db(-wal|-shm)?$/.test(f))).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('when the SMTP server cannot be reached, then the e-mail is retried with backoff and finally given up', async () => {
     const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
     try {

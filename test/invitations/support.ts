@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import request from 'supertest';
 import { Agent, type Dispatcher } from 'undici';
 import { accountStore } from '../../src/accounts/store.js';
@@ -43,13 +44,12 @@ export interface FlowOptions {
 }
 
 /**
- * The partner as `server.ts` assembles it, over a real SQLite file and a JSON mail folder, with a
+ * The partner as `server.ts` assembles it, over a real SQLite file and the JSON mail transport, with a
  * fake clock and the workers driven by hand (`runOnce`), so retry schedules run instantly.
  */
 export async function flowHarness(options: FlowOptions = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
   const dbFile = options.dbFile ?? path.join(dir, 'partner.db');
-  const mailDir = path.join(path.dirname(dbFile), 'mail');
   const db: Db = openDb(dbFile);
   const clock = fakeClock();
   let server: Server | undefined;
@@ -65,7 +65,6 @@ export async function flowHarness(options: FlowOptions = {}) {
     LOG_LEVEL: 'silent',
     DATABASE_PATH: dbFile,
     PUBLIC_URL: publicUrl,
-    MAIL_DIR: mailDir,
     CANDIDATE_LINK_SECRET: LINK_SECRET,
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
@@ -100,7 +99,6 @@ export async function flowHarness(options: FlowOptions = {}) {
     db,
     dbFile,
     dir,
-    mailDir,
     clock,
     config,
     publicUrl,
@@ -143,16 +141,9 @@ export async function flowHarness(options: FlowOptions = {}) {
       throw new Error(`deliveries still pending after ${maxRounds} rounds`);
     },
 
-    /** The JSON transport's files, oldest first. */
+    /** The e-mails the JSON transport rendered, as stored in the database's mail outbox, oldest first. */
     mails(): { to: { address: string }[]; subject: string; text: string; html: string }[] {
-      let files: string[];
-      try {
-        files = readdirSync(mailDir).filter((f) => f.endsWith('.json'));
-      } catch {
-        return [];
-      }
-      const id = (f: string) => Number(/^mail-(\d+)-/.exec(f)?.[1]);
-      return files.sort((a, b) => id(a) - id(b)).map((f) => JSON.parse(readFileSync(path.join(mailDir, f), 'utf8')));
+      return storedMails(db);
     },
 
     row(sql: string, ...params: unknown[]) {
@@ -172,6 +163,20 @@ export async function flowHarness(options: FlowOptions = {}) {
   return h;
 }
 export type FlowHarness = Awaited<ReturnType<typeof flowHarness>>;
+
+/**
+ * The e-mails the JSON transport rendered, read from the mail outbox of a partner database (an open
+ * connection or the file's path), oldest first, parsed as nodemailer renders them.
+ */
+export function storedMails(from: Db | string): { to: { address: string; name?: string }[]; subject: string; text: string; html: string }[] {
+  const db = typeof from === 'string' ? new Database(from, { readonly: true, fileMustExist: true }) : from;
+  try {
+    const messages = db.prepare('SELECT message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id').pluck().all() as string[];
+    return messages.map((m) => JSON.parse(m));
+  } finally {
+    if (db !== from) db.close();
+  }
+}
 
 /** The candidate link in an e-mail's text. */
 export function linkIn(text: string): string {

@@ -175,14 +175,29 @@ describe('the dashboard', () => {
     expect(res.text).toContain('Report updates are waiting: PARTNER_SECRET is not set');
   });
 
-  it('the e-mail page shows what the JSON transport wrote', async () => {
+  it('the e-mail page shows what the JSON transport rendered, from the database', async () => {
     const res = await get('/admin/mail/1');
     expect(res.status).toBe(200);
     expect(res.text).toContain('Acme Corp invites you to take the JavaScript fundamentals test');
     expect(res.text).toContain('Grace Hopper &lt;grace@example.com&gt;');
-    expect(res.text).toContain('/take?token=');
+    expect(res.text).toContain('Demo Assessments &lt;no-reply@partner.localhost&gt;');
+    expect(res.text).toContain(h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', reportId)!.candidate_url);
     expect((await get('/admin/mail/999')).status).toBe(404);
     expect((await get('/admin/reports/not-a-uuid')).status).toBe(404);
+  });
+
+  it('the e-mail page of an erased e-mail, or of one written to a file by an older version, says so', async () => {
+    h.db.prepare('UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL WHERE id = 1').run();
+    const erased = await get('/admin/mail/1');
+    expect(erased.status).toBe(200);
+    expect(erased.text).toContain("Erased with the candidate's personal data.");
+    expect(erased.text).not.toContain('grace@example.com');
+
+    h.db.prepare("UPDATE mail_outbox SET recipient = 'grace@example.com', file = 'data/mail/mail-1-old.json' WHERE id = 1").run();
+    const old = await get('/admin/mail/1');
+    expect(old.status).toBe(200);
+    expect(old.text).toContain('data/mail/mail-1-old.json');
+    expect(old.text).toContain('before e-mails were kept in the database');
   });
 });
 

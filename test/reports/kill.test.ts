@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -76,7 +76,6 @@ describe('a partner process killed in the middle of deliveries', () => {
     const env = {
       PORT: String(port),
       DATABASE_PATH: dbFile,
-      MAIL_DIR: path.join(dir, 'mail'),
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: CODENAME,
       PARTNER_SECRET: registered.partner.secret,
@@ -138,9 +137,15 @@ describe('a partner process killed in the middle of deliveries', () => {
       });
       expect(body.report.completed_at).not.toBeNull();
     }
-    // Nothing duplicated: one invitation e-mail per candidate, even across the restart.
-    expect(readdirSync(env.MAIL_DIR)).toHaveLength(REPORTS);
+    // Nothing duplicated: one invitation e-mail per candidate, even across the restart, each stored
+    // with its row and carrying that candidate's link.
     expect(count('SELECT count(*) FROM mail_outbox')).toBe(REPORTS);
+    const stored = db.prepare('SELECT report_id, message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id').all() as { report_id: string; message: string }[];
+    expect(stored.map((m) => m.report_id).sort()).toEqual([...reportIds].sort());
+    for (const m of stored) {
+      const link = db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(m.report_id) as string;
+      expect((JSON.parse(m.message) as { text: string }).text).toContain(link);
+    }
 
     // Nothing out of order: per report, the requests the platform answered never moved the
     // status back (a resend after the kill repeats the newest state, never an older one).

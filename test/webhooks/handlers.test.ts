@@ -3,11 +3,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../src/contract/decisions.js';
 import { createLogger } from '../../src/http/logger.js';
 import { mailOutbox } from '../../src/mail/outbox.js';
+import { createMailer } from '../../src/mail/transport.js';
 import { MAX_HANDLER_ATTEMPTS } from '../../src/webhooks/processor.js';
 import { COMPANY, candidateEvent, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
 
@@ -125,25 +127,63 @@ describe('webhook handlers', () => {
     }
   });
 
-  it('candidate_deleted also forgets the e-mail sent to the candidate: its recipient, subject and file', async () => {
-    partner = partnerWebhooks();
-    const [reportId] = partner.invite(COMPANY, [17]);
-    const dir = mkdtempSync(path.join(tmpdir(), 'erased-mail-'));
-    const file = path.join(dir, 'invitation.json');
-    writeFileSync(file, JSON.stringify({ to: 'candidate-17@example.com', subject: 'Your test, Ada' }));
+  it('candidate_deleted also forgets the e-mails sent to the candidate: recipient, subject and the kept message, in the database', async () => {
+    const { logger, lines } = capturedLogger();
+    partner = partnerWebhooks({ logger });
+    const [reportId, completed] = partner.invite(COMPANY, [17, 17]);
+    const [other] = partner.invite(COMPANY, [18]);
+    arrangeStatus(partner.db, completed!, 'completed');
     const mail = mailOutbox(partner.db, partner.clock);
-    const id = mail.enqueue(reportId!, 'invitation');
-    mail.markSent(id, { recipient: 'candidate-17@example.com', subject: 'Your test, Ada', messageId: '<m1@kit>', file });
+    const mailer = createMailer({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.test>' });
+    const sendTo = async (report: string, candidate: number) => {
+      const id = mail.enqueue(report, 'invitation');
+      const subject = 'Acme invites you to take the JavaScript test';
+      const sent = await mailer.send({
+        to: `Ada Lovelace <candidate-${candidate}@example.com>`,
+        subject,
+        text: 'Hello Ada Lovelace, start here: https://partner.test/take?token=abc',
+        html: '<p>Hello Ada Lovelace</p>',
+      });
+      mail.markSent(id, { recipient: `candidate-${candidate}@example.com`, subject, ...sent });
+      return id;
+    };
+    const ids = [await sendTo(reportId!, 17), await sendTo(completed!, 17)];
+    const kept = await sendTo(other!, 18);
+    mailer.close();
+    // An e-mail sent before messages were kept in the database: its file in the old MAIL_DIR.
+    const dir = mkdtempSync(path.join(tmpdir(), 'erased-mail-'));
+    const file = path.join(dir, 'mail-9-invitation.json');
+    writeFileSync(file, JSON.stringify({ to: [{ name: 'Ada Lovelace', address: 'candidate-17@example.com' }], text: 'Hello Ada' }));
+    const old = mail.enqueue(completed!, 'invitation');
+    partner.db
+      .prepare("UPDATE mail_outbox SET status = 'sent', recipient = 'candidate-17@example.com', subject = 'Your test, Ada', file = ? WHERE id = ?")
+      .run(file, old);
+    expect(mail.find(ids[0]!)!.message).toContain('candidate-17@example.com');
+
     try {
       await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9015));
       await partner.processor.runOnce();
-      expect(partner.db.prepare('SELECT recipient, subject, file, status FROM mail_outbox WHERE id = ?').get(id)).toEqual({
-        recipient: null,
-        subject: null,
-        file: null,
-        status: 'sent',
-      });
+
+      // Read back from the database file, as anyone with a copy of it would.
+      const db = new Database(partner.db.name, { readonly: true });
+      try {
+        const rows = db.prepare('SELECT * FROM mail_outbox WHERE id IN (?, ?, ?) ORDER BY id').all(...ids, old) as Record<string, unknown>[];
+        expect(rows.map(({ recipient, subject, message, file, status }) => ({ recipient, subject, message, file, status }))).toEqual(
+          [...ids, old].map(() => ({ recipient: null, subject: null, message: null, file: null, status: 'sent' })),
+        );
+        const left = JSON.stringify([rows, db.prepare('SELECT * FROM invitations WHERE candidate_id = 17').all()]);
+        for (const personal of ['Ada', 'Lovelace', 'candidate-17@example.com']) expect(left).not.toContain(personal);
+        // Another candidate's e-mail is untouched.
+        const other18 = db.prepare('SELECT recipient, message FROM mail_outbox WHERE id = ?').get(kept) as { recipient: string; message: string };
+        expect(other18.recipient).toBe('candidate-18@example.com');
+        expect(JSON.parse(other18.message)).toMatchObject({ to: [{ name: 'Ada Lovelace', address: 'candidate-18@example.com' }] });
+      } finally {
+        db.close();
+      }
       expect(existsSync(file)).toBe(false);
+      const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'erased the personal data of a candidate deleted on the platform');
+      expect(line).toMatchObject({ eventId: 9015, invitations: 2, mails: 3 });
+      expect(lines.join('\n')).not.toContain('candidate-17@example.com');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

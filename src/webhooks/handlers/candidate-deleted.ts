@@ -23,12 +23,15 @@ export const candidateDeleted: WebhookHandler = (event, ctx) => {
       candidateId: candidate.id,
       invitations: erased.reportIds.length,
       canceled: canceled.length,
-      mailFiles: erased.mailFiles,
+      mails: erased.mails,
     },
     'erased the personal data of a candidate deleted on the platform',
   );
-  if (erased.mailFilesLeft.length) {
-    ctx.logger.warn({ eventId: event.id, files: erased.mailFilesLeft }, 'could not delete e-mail files of an erased candidate; remove them by hand');
+  if (erased.oldMailFilesLeft.length) {
+    ctx.logger.warn(
+      { eventId: event.id, files: erased.oldMailFilesLeft },
+      'could not delete e-mail files (written before e-mails were kept in the database) of an erased candidate; remove them by hand',
+    );
   }
   return `erased the personal data of ${erased.reportIds.length} invitation(s); canceled ${canceled.length} pending`;
 };
