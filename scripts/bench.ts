@@ -125,7 +125,7 @@ async function main() {
     }
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   } finally {
-    // Wait for the servers to exit: the partner may still be writing e-mails into the temp dir.
+    // Wait for the servers to exit: the partner may still be writing to its database in the temp dir.
     await Promise.all(
       children.map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))))),
     );
