@@ -7,7 +7,6 @@ import { accountStore } from './accounts/store.js';
 import { createApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { startCheckpointer } from './db/checkpointer.js';
 import { openDb, type Db } from './db/open.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { backgroundLoop } from './invitations/background.js';
@@ -121,7 +120,6 @@ export async function main(
   const logger = createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const db = openDb(config.databasePath);
-  const checkpoints = startCheckpointer(db, { logger });
 
   if (config.demoSeed) {
     const seeded = seedDemo(db, clock, accountStore(db, clock), config.kind);
@@ -148,7 +146,6 @@ export async function main(
       server.listen(config.port, config.host);
     });
   } catch (err) {
-    await checkpoints.stop();
     db.close();
     throw err;
   }
@@ -209,7 +206,6 @@ export async function main(
       await Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
       mailer.close();
       await ownDispatcher?.close();
-      await checkpoints.stop();
       db.close();
       logger.info('stopped');
       logger.flush();
