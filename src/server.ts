@@ -9,7 +9,7 @@ import { systemClock, type Clock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDb, type Db } from './db/open.js';
 import { createLogger, type Logger } from './http/logger.js';
-import { backgroundLoop } from './invitations/background.js';
+import { backgroundLoop, requestsFirst, type Pause } from './invitations/background.js';
 import { invitationLifecycle } from './invitations/lifecycle.js';
 import { invitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
@@ -50,6 +50,8 @@ export interface AssembleDeps {
   wake?: () => void;
   /** Called after a webhook event was stored for the webhook processor. */
   onWebhookStored?: () => void;
+  /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
+  pause?: Pause;
 }
 
 /**
@@ -73,8 +75,9 @@ export function assemble(config: Config, deps: AssembleDeps) {
     random: deps.random,
     markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
     inTransaction: (fn) => db.transaction(fn)(),
+    pause: deps.pause,
   });
-  const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random });
+  const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random, pause: deps.pause });
   const worker = deliveryWorker({
     outbox: reports,
     clock,
@@ -169,6 +172,8 @@ export async function main(
     onInvitationCreated: () => startLoop.kick(),
     wake: () => wakeAll(),
     onWebhookStored: () => webhookLoop.kick(),
+    // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
+    pause: requestsFirst(server),
   });
   const startLoop = backgroundLoop('invitation starter', () => partner.starter.runOnce(), { logger, intervalMs });
   const mailLoop = backgroundLoop('mail sender', () => partner.sender.runOnce(), { logger, intervalMs });

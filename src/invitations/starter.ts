@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../http/logger.js';
 import type { Provider } from '../provider/types.js';
 import { toInvitationToStart } from './for-provider.js';
+import { nextTurn, type Pause } from './background.js';
 import type { Invitation, InvitationStore } from './store.js';
 
 const BATCH = 20;
@@ -34,9 +35,12 @@ export function invitationStarter(deps: {
    * provider already has to accept (a start is at least once).
    */
   inTransaction?: (fn: () => void) => void;
+  /** Between two starts (`requestsFirst` in the server): lets the platform's requests go first. */
+  pause?: Pause;
 }) {
   const { invitations, provider, clock, logger, markStarted } = deps;
   const inTransaction = deps.inTransaction ?? ((fn: () => void) => fn());
+  const pause = deps.pause ?? nextTurn;
   const random = deps.random ?? Math.random;
 
   function failed(invitation: Invitation, err: unknown): void {
@@ -85,7 +89,7 @@ export function invitationStarter(deps: {
           }
           // A provider that answers at once would keep this loop in microtasks; let the platform's
           // waiting callbacks in between starts.
-          await new Promise((resolve) => setImmediate(resolve));
+          await pause();
         }
         record(started);
         tried += due.length;

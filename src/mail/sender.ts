@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { PartnerKind } from '../contract/decisions.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../http/logger.js';
+import { nextTurn, type Pause } from '../invitations/background.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
@@ -32,9 +33,12 @@ export function mailSender(deps: {
   logger: Logger;
   kind: PartnerKind;
   random?: () => number;
+  /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
+  pause?: Pause;
 }) {
   const { outbox, invitations, mailer, clock, logger, kind } = deps;
   const random = deps.random ?? Math.random;
+  const pause = deps.pause ?? nextTurn;
   const accountName = deps.db.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
 
   function render(mail: QueuedMail, invitation: Invitation): MailMessage {
@@ -88,7 +92,10 @@ export function mailSender(deps: {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
       for (;;) {
         const due = outbox.due(BATCH);
-        for (const mail of due) counts[await sendOne(mail)] += 1;
+        for (const mail of due) {
+          counts[await sendOne(mail)] += 1;
+          await pause();
+        }
         if (due.length < BATCH) return counts;
       }
     },
