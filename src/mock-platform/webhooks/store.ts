@@ -77,24 +77,14 @@ export interface StoredEvent {
   createdAt: string;
 }
 
-export interface NewRequest {
-  companyId: number;
-  webhookId: number | null;
-  deliveryId: number | null;
-  eventId: number | null;
-  kind: RequestKind;
-  attemptCount: number | null;
-  url: string;
-  requestHeaders: Record<string, string>;
-  body: string;
-}
+/** What is known of a request before it is sent. */
+export type NewRequest = Pick<
+  WebhookRequest,
+  'companyId' | 'webhookId' | 'deliveryId' | 'eventId' | 'kind' | 'attemptCount' | 'url' | 'requestHeaders' | 'body'
+>;
 
-export interface RequestOutcome {
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-}
+/** What its answer (or failure) adds. */
+export type RequestOutcome = Pick<WebhookRequest, 'responseStatus' | 'responseBody' | 'error'> & { durationMs: number };
 
 interface ConfigRow {
   id: number;
