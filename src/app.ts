@@ -4,6 +4,7 @@ import { accountStore } from './accounts/store.js';
 import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import { groupCommit } from './db/group-commit.js';
 import type { Db } from './db/open.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import type { Logger } from './http/logger.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
   registerCallbacks(app, '/callbacks', {
     accounts,
     invitations,
+    createInvitation: groupCommit(db, invitations.create),
     lifecycle,
     provider,
     bodyLimitBytes: config.bodyLimitBytes,

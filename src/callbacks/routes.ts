@@ -6,12 +6,17 @@ import { jsonBody } from '../http/json-body.js';
 import { jsonWriter } from '../http/respond.js';
 import { parseOr422 } from '../http/validate.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
-import type { InvitationStore } from '../invitations/store.js';
+import type { CreateOutcome, InvitationStore, NewInvitation } from '../invitations/store.js';
 import type { Provider } from '../provider/types.js';
 
 export interface CallbackDeps {
   accounts: AccountStore;
   invitations: InvitationStore;
+  /**
+   * Stores a new invitation (`InvitationStore.create`); the app passes it through `groupCommit`,
+   * so that the sends of one event-loop turn share one commit.
+   */
+  createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
   /** Cancels an invitation and queues the report's `canceled` update in the same transaction. */
   lifecycle: Pick<InvitationLifecycle, 'cancel'>;
   provider: Provider;
@@ -76,7 +81,7 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     const test = await provider.findTest(account, body.test_id);
     if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
 
-    const outcome = invitations.create({
+    const outcome = await deps.createInvitation({
       reportId: body.report_id,
       accountId: account.id,
       companyId: body.company_id,
