@@ -45,23 +45,32 @@ export type Pause = () => Promise<void>;
 export const nextTurn: Pause = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * A pause that puts the platform's requests first. While the server is answering requests, each
- * item of background work (starting an invitation, sending an e-mail) is followed by `busyPauseMs`,
- * so under a burst the callbacks get about nine tenths of the event loop and the e-mails catch up
- * after it; an idle server runs them back to back. An item costs well under a millisecond, so
- * even a server that is never idle still starts and mails a couple of hundred invitations a
- * second: the pause bounds the share, it never stops the work.
+ * A pause that puts the platform's requests first. While the server is answering requests, the
+ * items of background work (starting an invitation, sending an e-mail) get one slot every
+ * `busyPauseMs`, shared by every loop that pauses here: the share of the event loop that
+ * background work takes under a burst is bounded by the slots, not multiplied by the number of
+ * loops, and the callbacks keep about nineteen twentieths of it. An idle server runs the items
+ * back to back. An item costs well under a millisecond, so even a server that is never idle
+ * still starts and mails about a hundred invitations a second: the pause bounds the share, it
+ * never stops the work.
  *
  * The platform times callbacks out after 10 seconds (platform-contract.md); a candidate's e-mail
  * a few seconds late is harmless. That is the trade.
  */
-export function requestsFirst(server: Server, busyPauseMs = 4): Pause {
+export function requestsFirst(server: Server, busyPauseMs = 5): Pause {
   let inFlight = 0;
+  /** When the next slot for background work opens while the server is busy. */
+  let nextSlot = 0;
   const done = () => (inFlight -= 1);
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight += 1;
     // 'close' comes for every response: sent, failed or abandoned by the client.
     res.once('close', done);
   });
-  return () => (inFlight > 0 ? new Promise((resolve) => setTimeout(resolve, busyPauseMs)) : nextTurn());
+  return () => {
+    if (inFlight === 0) return nextTurn();
+    const now = performance.now();
+    nextSlot = Math.max(nextSlot, now) + busyPauseMs;
+    return new Promise((resolve) => setTimeout(resolve, nextSlot - now));
+  };
 }

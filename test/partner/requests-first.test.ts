@@ -47,6 +47,16 @@ describe('requestsFirst', () => {
     expect(await s.timed()).toBeLessThan(20);
   });
 
+  it('shares its slots between every loop that pauses on it: two loops get one slot each, in turn', async () => {
+    const s = await heldServer();
+    s.send();
+    await s.arrived(1);
+    const waits = (await Promise.all([s.timed(), s.timed()])).sort((a, b) => a - b);
+    expect(waits[0]).toBeGreaterThanOrEqual(38);
+    expect(waits[0]).toBeLessThan(78);
+    expect(waits[1]).toBeGreaterThanOrEqual(78);
+  });
+
   it('stops counting a request whose client went away before the answer', async () => {
     const s = await heldServer();
     const req = s.send();
