@@ -12,6 +12,8 @@ import type { MailOutbox, QueuedMail } from './outbox.js';
 import type { MailMessage, Mailer } from './transport.js';
 
 const BATCH = 20;
+/** How long sent e-mails may wait for the rest of their batch before they are recorded. */
+const MAX_HOLD_MS = 100;
 
 /** The plain-text part is not HTML: nothing in it is escaped. */
 const textViews = new Eta({ views: PARTNER_VIEWS_DIR, cache: true, autoEscape: false });
@@ -22,7 +24,10 @@ export type MailSender = ReturnType<typeof mailSender>;
  * Sends what the mail outbox holds. The message is rendered at send time from the invitation as
  * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
  * Sending is at least once: a crash after the SMTP server took the message and before the row was
- * marked sends it again on restart (better twice than never for an invitation).
+ * marked sends it again on restart (better twice than never for an invitation). What became of a
+ * batch's e-mails is recorded in one transaction, one commit for the batch rather than one each,
+ * and never later than `MAX_HOLD_MS` after the first of them was sent: that bounds what a crash
+ * sends twice.
  */
 export function mailSender(deps: {
   db: Db;
@@ -62,40 +67,61 @@ export function mailSender(deps: {
     };
   }
 
-  async function sendOne(mail: QueuedMail): Promise<'sent' | 'skipped' | 'retry' | 'dead'> {
+  type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
+  /** Writes what became of one e-mail; runs with the rest of its batch, in one transaction. */
+  type RecordOutcome = () => Outcome;
+
+  async function sendOne(mail: QueuedMail): Promise<RecordOutcome> {
     const invitation = invitations.get(mail.reportId);
     if (!invitation || invitation.status !== 'sent') {
-      outbox.markSkipped(mail.id, `the invitation is ${invitation?.status ?? 'gone'}`);
-      return 'skipped';
+      const reason = `the invitation is ${invitation?.status ?? 'gone'}`;
+      return () => (outbox.markSkipped(mail.id, reason), 'skipped');
     }
     if (!invitation.candidateUrl) {
-      outbox.markSkipped(mail.id, 'the invitation has no candidate link');
-      return 'skipped';
+      return () => (outbox.markSkipped(mail.id, 'the invitation has no candidate link'), 'skipped');
     }
     try {
       const message = render(mail, invitation);
       const sent = await mailer.send(message);
-      outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
-      logger.info({ mailId: mail.id, reportId: mail.reportId }, 'e-mail sent');
-      return 'sent';
+      return () => {
+        outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
+        logger.info({ mailId: mail.id, reportId: mail.reportId }, 'e-mail sent');
+        return 'sent';
+      };
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      const result = outbox.markFailed(mail, error, clock.now() + backoffMs(mail.attempts + 1, random));
-      logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result }, 'e-mail failed');
-      return result;
+      const retryAt = clock.now() + backoffMs(mail.attempts + 1, random);
+      return () => {
+        const result = outbox.markFailed(mail, error, retryAt);
+        logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result }, 'e-mail failed');
+        return result;
+      };
     }
   }
 
+  const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
+
   return {
     /** Sends every e-mail that is due; resolves with what happened to each. */
-    async runOnce(): Promise<Record<'sent' | 'skipped' | 'retry' | 'dead', number>> {
+    async runOnce(): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
+      let records: RecordOutcome[] = [];
+      let since = 0;
+      const flush = () => {
+        if (records.length > 0) for (const outcome of recordAll(records)) counts[outcome] += 1;
+        records = [];
+      };
       for (;;) {
         const due = outbox.due(BATCH);
         for (const mail of due) {
-          counts[await sendOne(mail)] += 1;
+          if (records.length === 0) since = performance.now();
+          records.push(await sendOne(mail));
+          // A slow mail server must not hold back the record of the e-mails it already took.
+          if (performance.now() - since > MAX_HOLD_MS) flush();
           await pause();
         }
+        // Recorded before the next look for due e-mails, which must not find these again.
+        flush();
         if (due.length < BATCH) return counts;
       }
     },

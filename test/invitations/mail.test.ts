@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_RETRY } from '../../src/reports/policy.js';
 import { flowHarness, linkIn, sendBody } from './support.js';
@@ -26,6 +27,59 @@ describe('invitation e-mail delivery', () => {
       // Nothing beside the database itself.
       expect(readdirSync(h.dir).filter((f) => !/^partner\.db(-wal|-shm)?$/.test(f))).toEqual([]);
     } finally {
+      await h.close();
+    }
+  });
+
+  it('when several e-mails are due, then what became of them is recorded together after the batch: one commit, not one each', async () => {
+    const seenWhileSending: string[][] = [];
+    let statuses = (): string[] => [];
+    const h = await flowHarness({
+      mailer: (real) => ({ ...real, send: (m) => (seenWhileSending.push(statuses()), real.send(m)) }),
+    });
+    // Another connection sees only what was committed.
+    const other = new Database(h.dbFile, { readonly: true });
+    statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
+      await h.starter.runOnce();
+      expect(await h.sender.runOnce()).toMatchObject({ sent: 3 });
+      expect(seenWhileSending).toEqual([Array(3).fill('pending'), Array(3).fill('pending'), Array(3).fill('pending')]);
+      expect(statuses()).toEqual(['sent', 'sent', 'sent']);
+    } finally {
+      other.close();
+      await h.close();
+    }
+  });
+
+  it('when the mail server is slow, then the e-mails it already took are recorded without waiting for the rest of the batch', async () => {
+    const seenWhileSending: string[][] = [];
+    let statuses = (): string[] => [];
+    const h = await flowHarness({
+      mailer: (real) => ({
+        ...real,
+        async send(m) {
+          seenWhileSending.push(statuses());
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return real.send(m);
+        },
+      }),
+    });
+    const other = new Database(h.dbFile, { readonly: true });
+    statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
+      await h.starter.runOnce();
+      expect(await h.sender.runOnce()).toMatchObject({ sent: 3 });
+      expect(seenWhileSending).toEqual([
+        ['pending', 'pending', 'pending'],
+        ['sent', 'pending', 'pending'],
+        ['sent', 'sent', 'pending'],
+      ]);
+    } finally {
+      other.close();
       await h.close();
     }
   });

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openDb, type Db } from '../../src/db/open.js';
 import { createLogger } from '../../src/http/logger.js';
-import { createMailer } from '../../src/mail/transport.js';
+import { createMailer, type Mailer } from '../../src/mail/transport.js';
 import { addDemoTests } from '../../src/provider/demo/catalog.js';
 import type { DeliveryTimeouts } from '../../src/reports/worker.js';
 import { assemble } from '../../src/server.js';
@@ -41,6 +41,8 @@ export interface FlowOptions {
   env?: Record<string, string>;
   dispatcher?: Dispatcher;
   random?: () => number;
+  /** Wraps the configured mailer, to watch or slow down what it sends. */
+  mailer?: (configured: Mailer) => Mailer;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     logger: createLogger('silent'),
     clock,
     publicUrl,
-    mailer: createMailer(config.mail),
+    mailer: (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail)),
     dispatcher: options.dispatcher ?? ownAgent!,
     deliveryTimeouts: TEST_TIMEOUTS,
     random: options.random ?? (() => 1),
