@@ -31,29 +31,11 @@ describe('invitation e-mail delivery', () => {
     }
   });
 
-  it('when several e-mails are due, then what became of them is recorded together after the batch: one commit, not one each', async () => {
-    const seenWhileSending: string[][] = [];
-    let statuses = (): string[] => [];
-    const h = await flowHarness({
-      mailer: (real) => ({ ...real, send: (m) => (seenWhileSending.push(statuses()), real.send(m)) }),
-    });
-    // Another connection sees only what was committed.
-    const other = new Database(h.dbFile, { readonly: true });
-    statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
-    try {
-      const c = h.customer('Acme', ['SQL basics']);
-      for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
-      await h.starter.runOnce();
-      expect(await h.sender.runOnce()).toMatchObject({ sent: 3 });
-      expect(seenWhileSending).toEqual([Array(3).fill('pending'), Array(3).fill('pending'), Array(3).fill('pending')]);
-      expect(statuses()).toEqual(['sent', 'sent', 'sent']);
-    } finally {
-      other.close();
-      await h.close();
-    }
-  });
-
-  it('when the mail server is slow, then the e-mails it already took are recorded without waiting for the rest of the batch', async () => {
+  /**
+   * Three invitations started, their e-mails due, and a mail server that answers after `delayMs`;
+   * each send notes the outbox statuses another connection sees (only what was committed).
+   */
+  async function threeDueWithWatchedMailer(delayMs: number) {
     const seenWhileSending: string[][] = [];
     let statuses = (): string[] => [];
     const h = await flowHarness({
@@ -61,26 +43,41 @@ describe('invitation e-mail delivery', () => {
         ...real,
         async send(m) {
           seenWhileSending.push(statuses());
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           return real.send(m);
         },
       }),
     });
     const other = new Database(h.dbFile, { readonly: true });
     statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
+    const c = h.customer('Acme', ['SQL basics']);
+    for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
+    await h.starter.runOnce();
+    return { h, seenWhileSending, statuses, close: () => (other.close(), h.close()) };
+  }
+
+  it('when several e-mails are due, then what became of them is recorded together after the batch: one commit, not one each', async () => {
+    const t = await threeDueWithWatchedMailer(0);
     try {
-      const c = h.customer('Acme', ['SQL basics']);
-      for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
-      await h.starter.runOnce();
-      expect(await h.sender.runOnce()).toMatchObject({ sent: 3 });
-      expect(seenWhileSending).toEqual([
+      expect(await t.h.sender.runOnce()).toMatchObject({ sent: 3 });
+      expect(t.seenWhileSending).toEqual([Array(3).fill('pending'), Array(3).fill('pending'), Array(3).fill('pending')]);
+      expect(t.statuses()).toEqual(['sent', 'sent', 'sent']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('when the mail server is slow, then the e-mails it already took are recorded without waiting for the rest of the batch', async () => {
+    const t = await threeDueWithWatchedMailer(150);
+    try {
+      expect(await t.h.sender.runOnce()).toMatchObject({ sent: 3 });
+      expect(t.seenWhileSending).toEqual([
         ['pending', 'pending', 'pending'],
         ['sent', 'pending', 'pending'],
         ['sent', 'sent', 'pending'],
       ]);
     } finally {
-      other.close();
-      await h.close();
+      await t.close();
     }
   });
 
