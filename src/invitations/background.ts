@@ -49,10 +49,10 @@ export const nextTurn: Pause = () => new Promise((resolve) => setImmediate(resol
  * items of background work (starting an invitation, sending an e-mail) get one slot every
  * `busyPauseMs`, shared by every loop that pauses here: the share of the event loop that
  * background work takes under a burst is bounded by the slots, not multiplied by the number of
- * loops, and the callbacks keep about nineteen twentieths of it. An idle server runs the items
- * back to back. An item costs well under a millisecond, so even a server that is never idle
- * still starts and mails about a hundred invitations a second: the pause bounds the share, it
- * never stops the work.
+ * loops. An item costs well under a millisecond, so the callbacks keep nine tenths of the event
+ * loop or more, and even a server that is never idle still starts and mails about a hundred
+ * invitations a second: the pause bounds the share, it never stops the work. An idle server runs
+ * the items back to back.
  *
  * The platform times callbacks out after 10 seconds (platform-contract.md); a candidate's e-mail
  * a few seconds late is harmless. That is the trade.

@@ -12,7 +12,7 @@ import type { MailOutbox, QueuedMail } from './outbox.js';
 import type { MailMessage, Mailer } from './transport.js';
 
 const BATCH = 20;
-/** How long sent e-mails may wait for the rest of their batch before they are recorded. */
+/** How long a batch of e-mails may take before what was sent so far is recorded. */
 const MAX_HOLD_MS = 100;
 
 /** The plain-text part is not HTML: nothing in it is escaped. */
@@ -26,8 +26,7 @@ export type MailSender = ReturnType<typeof mailSender>;
  * Sending is at least once: a crash after the SMTP server took the message and before the row was
  * marked sends it again on restart (better twice than never for an invitation). What became of a
  * batch's e-mails is recorded in one transaction, one commit for the batch rather than one each,
- * and never later than `MAX_HOLD_MS` after the first of them was sent: that bounds what a crash
- * sends twice.
+ * as soon as the batch has taken `MAX_HOLD_MS`: that bounds what a crash sends twice.
  */
 export function mailSender(deps: {
   db: Db;
