@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import type { DestinationStream } from 'pino';
 import { accountStore } from './accounts/store.js';
 import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from './clock.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks'] };
   db: Db;
   logger: Logger;
+  /** Where `logger` writes, for the access log to write there too (standard output when not given). */
+  logDestination?: DestinationStream;
   clock: Clock;
   provider: Provider;
   onInvitationCreated?: (reportId: string) => void;
@@ -66,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
   const mail = mailOutbox(db, clock);
   const lifecycle = invitationLifecycle({ db, clock, kind: provider.kind, reports, mail, links: web?.links, wake: deps.onQueued });
 
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, deps.logDestination));
 
   // The platform's callbacks come first and set helmet's headers themselves, in one write.
   registerCallbacks(app, '/callbacks', {

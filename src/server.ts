@@ -2,13 +2,14 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { DestinationStream } from 'pino';
 import type { Dispatcher } from 'undici';
 import { accountStore } from './accounts/store.js';
 import { createApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDb, type Db } from './db/open.js';
-import { createLogger, type Logger } from './http/logger.js';
+import { createLogger, logDestination, type Logger } from './http/logger.js';
 import { backgroundLoop, requestsFirst, type Pause } from './invitations/background.js';
 import { invitationLifecycle } from './invitations/lifecycle.js';
 import { invitationLinks } from './invitations/links.js';
@@ -38,6 +39,8 @@ export interface MainOverrides {
 export interface AssembleDeps {
   db: Db;
   logger: Logger;
+  /** Where `logger` writes; the access log writes there too. */
+  logDestination?: DestinationStream;
   clock: Clock;
   /** Where candidates and the platform reach this server (links, report urls). */
   publicUrl: string;
@@ -98,6 +101,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
     config,
     db,
     logger,
+    logDestination: deps.logDestination,
     clock,
     provider,
     onInvitationCreated: deps.onInvitationCreated,
@@ -120,7 +124,8 @@ export async function main(
   config: Config,
   overrides: MainOverrides = {},
 ): Promise<{ server: Server; publicUrl: string; close: () => Promise<void> }> {
-  const logger = createLogger(config.logLevel);
+  const logDestinationStream = logDestination();
+  const logger = createLogger(config.logLevel, logDestinationStream);
   const clock = overrides.clock ?? systemClock;
   const db = openDb(config.databasePath);
 
@@ -164,6 +169,7 @@ export async function main(
   const partner = assemble(config, {
     db,
     logger,
+    logDestination: logDestinationStream,
     clock,
     publicUrl,
     mailer,

@@ -1,4 +1,4 @@
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { destination, pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
 
@@ -30,6 +30,19 @@ const common = {
   timestamp: pino.stdTimeFunctions.isoTime,
   formatters: { level: (label: string) => ({ level: label }) },
 };
+
+/**
+ * Standard output for a server's log lines, written asynchronously: a line is handed to the kernel
+ * off the event loop, and the lines logged while a write is under way go out together in the next
+ * one. Under load that is one write for many lines instead of a blocking write() per line, which
+ * cost every callback about 30 µs here. pino writes what is left synchronously when the process
+ * exits, after an uncaught exception too; only a SIGKILL loses the lines still in memory, a few
+ * milliseconds' worth. Give the main logger and the access log the same one: a single writer
+ * never splits a line.
+ */
+export function logDestination(): DestinationStream {
+  return destination({ dest: 1, sync: false });
+}
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({ ...common, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);

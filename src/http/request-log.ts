@@ -1,14 +1,17 @@
 import type { RequestHandler } from 'express';
+import type { DestinationStream } from 'pino';
 import { createAccessLogger, type Logger } from './logger.js';
 
 /**
  * One log line per request, written when the response has been sent: method, path (never the
  * query string, which may carry ids), status and duration. Headers are not logged at all, so
  * credentials cannot leak through them — which is why the lines go through an access logger at
- * `logger`'s level that skips the redaction pass (it would cost more than the line itself).
+ * `logger`'s level that skips the redaction pass (it would cost more than the line itself). Give it
+ * `logger`'s destination (`logDestination()` in the server); without one it writes to standard
+ * output synchronously.
  */
-export function requestLog(logger: Logger): RequestHandler {
-  const access = createAccessLogger(logger.level);
+export function requestLog(logger: Logger, destination?: DestinationStream): RequestHandler {
+  const access = createAccessLogger(logger.level, destination);
   return (req, res, next) => {
     if (!access.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();

@@ -1,6 +1,11 @@
 import { Writable } from 'node:stream';
+import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { systemClock } from '../../src/clock.js';
+import { openDb } from '../../src/db/open.js';
 import { createLogger } from '../../src/http/logger.js';
+import { demoProvider } from '../../src/provider/demo/index.js';
 
 function capture() {
   const lines: string[] = [];
@@ -10,7 +15,7 @@ function capture() {
       done();
     },
   });
-  return { lines, logger: createLogger('info', stream) };
+  return { lines, stream, logger: createLogger('info', stream) };
 }
 
 describe('log redaction', () => {
@@ -29,5 +34,25 @@ describe('log redaction', () => {
     const line = lines.join('');
     for (const leaked of ['ptk_plain', 's3cr3t-value', 'hunter2', 'sid=1']) expect(line).not.toContain(leaked);
     expect(JSON.parse(line)).toMatchObject({ token: '[redacted]', account: { name: 'Acme', password: '[redacted]' } });
+  });
+});
+
+describe('access log', () => {
+  it('when a request is answered, then one line (method, path without the query, status, duration) goes where the server log goes, and no credential', async () => {
+    const { lines, stream, logger } = capture();
+    const db = openDb(':memory:');
+    const app = createApp({
+      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
+      db,
+      logger,
+      logDestination: stream,
+      clock: systemClock,
+      provider: demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` }),
+    });
+    await request(app).get('/callbacks/tests?company_id=secret-query').set('Authorization', 'Bearer ptk_not_a_real_token').expect(401);
+    const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(access).toEqual([expect.objectContaining({ level: 'info', method: 'GET', path: '/callbacks/tests', status: 401, ms: expect.any(Number) })]);
+    for (const leaked of ['ptk_not_a_real_token', 'secret-query']) expect(lines.join('')).not.toContain(leaked);
+    db.close();
   });
 });
