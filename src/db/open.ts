@@ -33,13 +33,26 @@ export function migrate(db: Db, dir: string): void {
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort();
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (const file of files) {
-    const version = Number.parseInt(file, 10);
-    if (version <= current) continue;
-    const sql = readFileSync(path.join(dir, file), 'utf8');
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version}`);
-    })();
+  if (!files.some((f) => Number.parseInt(f, 10) > current)) return;
+  // A migration may rebuild a table that others reference (create the new one, copy, drop the old,
+  // rename: SQLite's way to change a table's shape). With foreign keys on, dropping the old table
+  // would cascade to the rows that reference it; so they are off while migrations run, as SQLite's
+  // documentation prescribes, and every migration must leave them intact before it commits.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+  db.pragma('foreign_keys = OFF');
+  try {
+    for (const file of files) {
+      const version = Number.parseInt(file, 10);
+      if (version <= current) continue;
+      const sql = readFileSync(path.join(dir, file), 'utf8');
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`Migration ${file} would leave ${broken.length} rows whose foreign key points nowhere`);
+        db.pragma(`user_version = ${version}`);
+      })();
+    }
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
   }
 }

@@ -1,19 +1,24 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/open.js';
 
+const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
 const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'db-open-'));
+  dirs.push(dir);
+  return dir;
+}
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('openDb', () => {
   it('creates the file and its folder, and opens it in WAL mode, crash-safe, with foreign keys, a lock wait, a 64 MB cache and every migration', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'db-open-'));
-    dirs.push(dir);
-    const db = openDb(path.join(dir, 'nested', 'partner.db'));
+    const db = openDb(path.join(tempDir(), 'nested', 'partner.db'));
     const pragma = (name: string) => db.pragma(name, { simple: true });
     expect({
       journal: pragma('journal_mode'),
@@ -22,8 +27,54 @@ describe('openDb', () => {
       busyTimeoutMs: pragma('busy_timeout'),
       cacheKiB: pragma('cache_size'),
     }).toEqual({ journal: 'wal', synchronous: 1, foreignKeys: 1, busyTimeoutMs: 5000, cacheKiB: -65536 });
-    const latest = Math.max(...readdirSync(new URL('../../src/db/migrations/', import.meta.url)).map((f) => Number.parseInt(f, 10)));
+    const latest = Math.max(...readdirSync(MIGRATIONS).map((f) => Number.parseInt(f, 10)));
     expect(pragma('user_version')).toBe(latest);
+    db.close();
+  });
+
+  it('when a database from before the invitations rebuild (012) is opened, then its invitations and what references them are kept, and deleting the account still takes them along', () => {
+    const dir = tempDir();
+    const upTo11 = path.join(dir, 'migrations-011');
+    mkdirSync(upTo11);
+    for (const f of readdirSync(MIGRATIONS)) if (Number.parseInt(f, 10) <= 11) copyFileSync(new URL(f, MIGRATIONS), path.join(upTo11, f));
+    const file = path.join(dir, 'partner.db');
+    const old = openDb(file, { migrationsDir: upTo11 });
+    old.exec(`
+      INSERT INTO accounts (id, name, created_at) VALUES (1, 'Acme', '2026-11-01T09:00:00.000Z');
+      INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name,
+          email, started_at, candidate_url, created_at, updated_at)
+        VALUES ('3f2b8c1e-0000-4000-8000-000000000001', 1, 7, 17, '5', 'SQL basics', 'Ada', 'Lovelace', 'ada@example.com',
+          '2026-11-01T09:00:01.000Z', 'http://partner.test/take?token=t', '2026-11-01T09:00:00.000Z', '2026-11-01T09:00:01.000Z');
+      INSERT INTO mail_outbox (report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)
+        VALUES ('3f2b8c1e-0000-4000-8000-000000000001', 'invitation', 'a', 'b', 'c', 'd');
+      INSERT INTO report_updates (report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
+        VALUES ('3f2b8c1e-0000-4000-8000-000000000001', '{}', 'a', 'b', 'c', 'd');`);
+    old.close();
+
+    const db = openDb(file);
+    const counts = () =>
+      db.prepare('SELECT (SELECT count(*) FROM invitations) AS invitations, (SELECT count(*) FROM mail_outbox) AS mail, (SELECT count(*) FROM report_updates) AS updates').get();
+    expect(db.prepare('SELECT report_id, first_name, candidate_url, status, properties FROM invitations').all()).toEqual([
+      { report_id: '3f2b8c1e-0000-4000-8000-000000000001', first_name: 'Ada', candidate_url: 'http://partner.test/take?token=t', status: 'sent', properties: '[]' },
+    ]);
+    expect(counts()).toEqual({ invitations: 1, mail: 1, updates: 1 });
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.prepare('DELETE FROM accounts WHERE id = 1').run();
+    expect(counts()).toEqual({ invitations: 0, mail: 0, updates: 0 });
+    db.close();
+  });
+
+  it('a migration that would leave a foreign key pointing nowhere is refused, and the database stays at the version before it', () => {
+    const dir = tempDir();
+    const migrations = path.join(dir, 'migrations');
+    mkdirSync(migrations);
+    writeFileSync(path.join(migrations, '001_parent.sql'), 'CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent_id INTEGER REFERENCES parent(id));');
+    writeFileSync(path.join(migrations, '002_orphan.sql'), 'INSERT INTO child (parent_id) VALUES (42);');
+    const file = path.join(dir, 'test.db');
+    expect(() => openDb(file, { migrationsDir: migrations })).toThrow(/002_orphan\.sql would leave 1 rows/);
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.prepare('SELECT count(*) AS n FROM child').get()).toEqual({ n: 0 });
     db.close();
   });
 });
