@@ -51,25 +51,33 @@ export const nextTurn: Pause = () => new Promise((resolve) => setImmediate(resol
  * background work takes under a burst is bounded by the slots, not multiplied by the number of
  * loops. An item costs well under a millisecond, so the callbacks keep nine tenths of the event
  * loop or more, and even a server that is never idle still starts and mails about a hundred
- * invitations a second: the pause bounds the share, it never stops the work. An idle server runs
- * the items back to back.
+ * invitations a second: the pause bounds the share, it never stops the work.
+ *
+ * A server is idle, and runs the items back to back, once no request has been in flight for
+ * `quietMs`. Not at once: answers go out in bursts (send_candidate's group commit answers a turn's
+ * sends together), and the platform's next requests are on their way while nothing is in flight;
+ * an item started in that gap would hold them up.
  *
  * The platform times callbacks out after 10 seconds (platform-contract.md); a candidate's e-mail
  * a few seconds late is harmless. That is the trade.
  */
-export function requestsFirst(server: Server, busyPauseMs = 5): Pause {
+export function requestsFirst(server: Server, { busyPauseMs = 5, quietMs = 1 } = {}): Pause {
   let inFlight = 0;
+  let lastAnswered = 0;
   /** When the next slot for background work opens while the server is busy. */
   let nextSlot = 0;
-  const done = () => (inFlight -= 1);
+  const done = () => {
+    inFlight -= 1;
+    lastAnswered = performance.now();
+  };
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight += 1;
     // 'close' comes for every response: sent, failed or abandoned by the client.
     res.once('close', done);
   });
   return () => {
-    if (inFlight === 0) return nextTurn();
     const now = performance.now();
+    if (inFlight === 0 && now - lastAnswered >= quietMs) return nextTurn();
     nextSlot = Math.max(nextSlot, now) + busyPauseMs;
     return new Promise((resolve) => setTimeout(resolve, nextSlot - now));
   };

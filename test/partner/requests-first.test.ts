@@ -12,7 +12,7 @@ afterEach(async () => {
 async function heldServer() {
   const held: ServerResponse[] = [];
   const server = createServer((_req, res) => void held.push(res));
-  const pause = requestsFirst(server, 40);
+  const pause = requestsFirst(server, { busyPauseMs: 40, quietMs: 10 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   const port = (server.address() as AddressInfo).port;
@@ -55,6 +55,17 @@ describe('requestsFirst', () => {
     expect(waits[0]).toBeGreaterThanOrEqual(38);
     expect(waits[0]).toBeLessThan(78);
     expect(waits[1]).toBeGreaterThanOrEqual(78);
+  });
+
+  it('counts the server busy until no request has been in flight for quietMs: the next ones may be on their way', async () => {
+    const s = await heldServer();
+    s.send();
+    await s.arrived(1);
+    s.held[0]!.end('ok');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(await s.timed()).toBeGreaterThanOrEqual(38);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    expect(await s.timed()).toBeLessThan(20);
   });
 
   it('stops counting a request whose client went away before the answer', async () => {
