@@ -124,8 +124,8 @@ export async function main(
   config: Config,
   overrides: MainOverrides = {},
 ): Promise<{ server: Server; publicUrl: string; close: () => Promise<void> }> {
-  const logDestinationStream = logDestination();
-  const logger = createLogger(config.logLevel, logDestinationStream);
+  const logStream = logDestination();
+  const logger = createLogger(config.logLevel, logStream);
   const clock = overrides.clock ?? systemClock;
   const db = openDb(config.databasePath);
 
@@ -169,7 +169,7 @@ export async function main(
   const partner = assemble(config, {
     db,
     logger,
-    logDestination: logDestinationStream,
+    logDestination: logStream,
     clock,
     publicUrl,
     mailer,

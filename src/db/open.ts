@@ -18,9 +18,10 @@ export function openDb(file: string, options: { migrationsDir?: string } = {}): 
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
   db.pragma('synchronous = NORMAL');
-  // SQLite's default page cache is 2 MB. The invitations and the outboxes are keyed by random
-  // report ids, so every send touches pages all over those b-trees: with a cache that holds their
-  // upper levels and recent leaves, they are not read again on every send (allocated as used).
+  // SQLite's default page cache is 2 MB. Several indexes are keyed by the platform's random report
+  // ids (the invitations', the outboxes'), so every send touches pages all over them: with a cache
+  // that holds their upper levels and recent leaves, those are not read again on every send. The
+  // cache is allocated as it fills.
   db.pragma('cache_size = -65536');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
