@@ -23,6 +23,12 @@ export function openDb(file: string, options: { migrationsDir?: string } = {}): 
   // that holds their upper levels and recent leaves, those are not read again on every send. The
   // cache is allocated as it fills.
   db.pragma('cache_size = -65536');
+  // A commit that takes the WAL past this many pages also copies them into the database file (a
+  // checkpoint), stalling the event loop meanwhile. SQLite's default, 1,000, made stalls of 5–15 ms
+  // at the rate sends write; at 500 each copies half as much, and the partner's p99 under load
+  // went from 23 to 17–20 ms, paced from 16 to 7–9 ms, with the same throughput. At 250 the extra
+  // checkpoints' fsyncs cost a quarter of the throughput (benchmark, README).
+  db.pragma('wal_autocheckpoint = 500');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, options.migrationsDir ?? MIGRATIONS_DIR);

@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 describe('openDb', () => {
-  it('creates the file and its folder, and opens it in WAL mode, crash-safe, with foreign keys, a lock wait, a 64 MB cache and every migration', () => {
+  it('creates the file and its folder, and opens it in WAL mode, crash-safe, with foreign keys, a lock wait, a 64 MB cache, checkpoints every 500 pages and every migration', () => {
     const db = openDb(path.join(tempDir(), 'nested', 'partner.db'));
     const pragma = (name: string) => db.pragma(name, { simple: true });
     expect({
@@ -26,7 +26,8 @@ describe('openDb', () => {
       foreignKeys: pragma('foreign_keys'),
       busyTimeoutMs: pragma('busy_timeout'),
       cacheKiB: pragma('cache_size'),
-    }).toEqual({ journal: 'wal', synchronous: 1, foreignKeys: 1, busyTimeoutMs: 5000, cacheKiB: -65536 });
+      checkpointAfterPages: pragma('wal_autocheckpoint'),
+    }).toEqual({ journal: 'wal', synchronous: 1, foreignKeys: 1, busyTimeoutMs: 5000, cacheKiB: -65536, checkpointAfterPages: 500 });
     const latest = Math.max(...readdirSync(MIGRATIONS).map((f) => Number.parseInt(f, 10)));
     expect(pragma('user_version')).toBe(latest);
     db.close();
