@@ -349,13 +349,17 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
 /**
  * Waits until the server is idle: the background work a run set off (an invitation's e-mail and
  * report update are sent after the answer) is charged to that run's CPU time per request, and the
- * next run starts on a quiet server. Idle is under 5% of a core for 200 ms; gives up after 60 s.
+ * next run starts on a quiet server. Idle is under 5% of a core for a whole second, five 200 ms
+ * windows in a row: a server held up in a long disk write uses no CPU either, and a single window
+ * took it for idle with its backlog still queued, which the next run then paid for. Gives up after
+ * 60 s.
  */
 async function settle(pid: number): Promise<void> {
-  for (let waited = 0; waited < 60_000; waited += 200) {
+  let quiet = 0;
+  for (let waited = 0; waited < 60_000 && quiet < 5; waited += 200) {
     const before = cpuTimeUs(pid);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    if (cpuTimeUs(pid) - before < 10_000) return;
+    quiet = cpuTimeUs(pid) - before < 10_000 ? quiet + 1 : 0;
   }
 }
 
