@@ -40,7 +40,8 @@ export function migrate(db: Db, dir: string): void {
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort();
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (!files.some((f) => Number.parseInt(f, 10) > current)) return;
+  const pending = files.filter((f) => Number.parseInt(f, 10) > current);
+  if (pending.length === 0) return;
   // A migration may rebuild a table that others reference (create the new one, copy, drop the old,
   // rename: SQLite's way to change a table's shape). With foreign keys on, dropping the old table
   // would cascade to the rows that reference it; so they are off while migrations run, as SQLite's
@@ -48,9 +49,8 @@ export function migrate(db: Db, dir: string): void {
   const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
   db.pragma('foreign_keys = OFF');
   try {
-    for (const file of files) {
+    for (const file of pending) {
       const version = Number.parseInt(file, 10);
-      if (version <= current) continue;
       const sql = readFileSync(path.join(dir, file), 'utf8');
       db.transaction(() => {
         db.exec(sql);

@@ -38,6 +38,35 @@ export function backgroundLoop(name: string, run: () => Promise<unknown>, option
   };
 }
 
+/**
+ * What a run of background work did, recorded a batch at a time: `record` gets the batch and
+ * writes it in one transaction, one commit for all of it rather than one per item. The run calls
+ * `flush` at its end (before it looks for more work, which must not find these items again); a
+ * batch is also recorded as soon as it has been open `maxHoldMs`, counted from when its first
+ * item's work began, so a slow provider or mail server never holds back the record of what it
+ * already did. Recording is at least once: a crash before the commit redoes the batch's work.
+ */
+export function heldBatch<T>(record: (items: T[]) => void, maxHoldMs = 100) {
+  let items: T[] = [];
+  let openedAt = 0;
+  const flush = () => {
+    if (items.length === 0) return;
+    const batch = items;
+    items = [];
+    record(batch);
+  };
+  return {
+    /** Runs one item's work and keeps what it returns for the batch (undefined: nothing to record). */
+    async add(work: () => Promise<T | undefined>): Promise<void> {
+      if (items.length === 0) openedAt = performance.now();
+      const item = await work();
+      if (item !== undefined) items.push(item);
+      if (performance.now() - openedAt > maxHoldMs) flush();
+    },
+    flush,
+  };
+}
+
 /** Between two items of background work: resolves when the next item may run. */
 export type Pause = () => Promise<void>;
 

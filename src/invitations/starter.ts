@@ -2,14 +2,12 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../http/logger.js';
 import type { Provider } from '../provider/types.js';
 import { toInvitationToStart } from './for-provider.js';
-import { nextTurn, type Pause } from './background.js';
+import { heldBatch, nextTurn, type Pause } from './background.js';
 import type { Invitation, InvitationStore } from './store.js';
 
 const BATCH = 20;
 const BASE_DELAY_MS = 10_000;
 const MAX_DELAY_MS = 60 * 60_000;
-/** How long started invitations may wait for the rest of their batch before they are recorded. */
-const MAX_HOLD_MS = 100;
 
 /**
  * Starts new invitations in the vendor's product after send_candidate has answered. The
@@ -53,7 +51,6 @@ export function invitationStarter(deps: {
 
   /** Records the starts the provider made, in one transaction: one commit for a batch, not one each. */
   function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): void {
-    if (started.length === 0) return;
     inTransaction(() => {
       for (const { invitation, candidateUrl } of started) {
         try {
@@ -70,28 +67,24 @@ export function invitationStarter(deps: {
     /** Starts every invitation that is due now; resolves with how many were tried. */
     async runOnce(): Promise<number> {
       let tried = 0;
+      const started = heldBatch(record);
       for (;;) {
         const due = invitations.dueStarts(BATCH);
-        let started: { invitation: Invitation; candidateUrl: string }[] = [];
-        let since = 0;
         for (const invitation of due) {
-          try {
-            const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
-            if (started.length === 0) since = performance.now();
-            started.push({ invitation, candidateUrl });
-          } catch (err) {
-            failed(invitation, err);
-          }
-          // A slow provider must not hold back the e-mails of the starts it already made.
-          if (started.length > 0 && performance.now() - since > MAX_HOLD_MS) {
-            record(started);
-            started = [];
-          }
+          await started.add(async () => {
+            try {
+              const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
+              return { invitation, candidateUrl };
+            } catch (err) {
+              failed(invitation, err);
+              return undefined;
+            }
+          });
           // A provider that answers at once would keep this loop in microtasks; let the platform's
           // waiting callbacks in between starts.
           await pause();
         }
-        record(started);
+        started.flush();
         tried += due.length;
         if (due.length < BATCH) return tried;
       }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { PartnerKind } from '../contract/decisions.js';
 import type { Db } from '../db/open.js';
 import type { Logger } from '../http/logger.js';
-import { nextTurn, type Pause } from '../invitations/background.js';
+import { heldBatch, nextTurn, type Pause } from '../invitations/background.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
@@ -12,8 +12,6 @@ import type { MailOutbox, QueuedMail } from './outbox.js';
 import type { MailMessage, Mailer } from './transport.js';
 
 const BATCH = 20;
-/** How long a batch of e-mails may take before what was sent so far is recorded. */
-const MAX_HOLD_MS = 100;
 
 /** The plain-text part is not HTML: nothing in it is escaped. */
 const textViews = new Eta({ views: PARTNER_VIEWS_DIR, cache: true, autoEscape: false });
@@ -25,8 +23,8 @@ export type MailSender = ReturnType<typeof mailSender>;
  * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
  * Sending is at least once: a crash after the SMTP server took the message and before the row was
  * marked sends it again on restart (better twice than never for an invitation). What became of a
- * batch's e-mails is recorded in one transaction, one commit for the batch rather than one each,
- * as soon as the batch has taken `MAX_HOLD_MS`: that bounds what a crash sends twice.
+ * batch's e-mails is recorded in one transaction (`heldBatch`), at the latest 100 ms after the
+ * batch began: that bounds what a crash sends twice.
  */
 export function mailSender(deps: {
   db: Db;
@@ -104,23 +102,16 @@ export function mailSender(deps: {
     /** Sends every e-mail that is due; resolves with what happened to each. */
     async runOnce(): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
-      let records: RecordOutcome[] = [];
-      let since = 0;
-      const flush = () => {
-        if (records.length > 0) for (const outcome of recordAll(records)) counts[outcome] += 1;
-        records = [];
-      };
+      const sent = heldBatch((records: RecordOutcome[]) => {
+        for (const outcome of recordAll(records)) counts[outcome] += 1;
+      });
       for (;;) {
         const due = outbox.due(BATCH);
         for (const mail of due) {
-          if (records.length === 0) since = performance.now();
-          records.push(await sendOne(mail));
-          // A slow mail server must not hold back the record of the e-mails it already took.
-          if (performance.now() - since > MAX_HOLD_MS) flush();
+          await sent.add(() => sendOne(mail));
           await pause();
         }
-        // Recorded before the next look for due e-mails, which must not find these again.
-        flush();
+        sent.flush();
         if (due.length < BATCH) return counts;
       }
     },
