@@ -10,12 +10,12 @@
  * the server does.
  */
 import { parseArgs } from 'node:util';
-import { accountStore } from '../src/accounts/store.js';
-import { systemClock } from '../src/clock.js';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { openDb } from '../src/db/open.js';
-import { addDemoTests } from '../src/provider/demo/catalog.js';
-import { loadEnvFile } from '../src/env-file.js';
+import { accountStore } from '../src/partner/accounts/store.js';
+import { systemClock } from '../src/lib/clock.js';
+import { ConfigError, loadConfig } from '../src/partner/config.js';
+import { openDb } from '../src/partner/db/open.js';
+import { addDemoTests } from '../src/partner/provider/demo/catalog.js';
+import { loadEnvFile } from '../src/lib/env-file.js';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]

@@ -21,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Pool } from 'undici';
-import { accountStore } from '../src/accounts/store.js';
-import { systemClock } from '../src/clock.js';
-import { openDb } from '../src/db/open.js';
+import { accountStore } from '../src/partner/accounts/store.js';
+import { systemClock } from '../src/lib/clock.js';
+import { openDb } from '../src/partner/db/open.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.resolve(ROOT, '../shared/bench/baseline-server.mjs');

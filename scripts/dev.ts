@@ -14,13 +14,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { Codename } from '../src/contract/schemas.js';
 import { startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
-import { main } from '../src/server.js';
+import { main } from '../src/partner/server.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
-import { loadEnvFile } from '../src/env-file.js';
+import { loadEnvFile } from '../src/lib/env-file.js';
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;

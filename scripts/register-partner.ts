@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
-import { loadEnvFile } from '../src/env-file.js';
+import { loadEnvFile } from '../src/lib/env-file.js';
 
 export const DEFAULT_MANIFEST = fileURLToPath(new URL('./partner-manifest.json', import.meta.url));
 const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';

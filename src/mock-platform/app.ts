@@ -3,12 +3,12 @@ import helmet from 'helmet';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
-import type { Db } from '../db/open.js';
-import { errorHandler, notFoundHandler } from '../http/error-handler.js';
-import type { Logger } from '../http/logger.js';
-import { requestLog } from '../http/request-log.js';
+import type { Db } from '../lib/db.js';
+import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
+import type { Logger } from '../lib/http/logger.js';
+import { requestLog } from '../lib/http/request-log.js';
 import { apiTokensRouter } from './api-tokens/routes.js';
 import { apiTokenStore } from './api-tokens/store.js';
 import { inboundLog } from './calls/inbound.js';
@@ -36,7 +36,7 @@ import { sandboxRouter } from './sandbox/routes.js';
 import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { webhooksRouter } from './webhooks/routes.js';
-import { helmetHeaders } from '../http/security-headers.js';
+import { helmetHeaders } from '../lib/http/security-headers.js';
 
 export interface MockPlatformDeps {
   /** From `openMockDb()`; seeded or not, as the caller decides. */

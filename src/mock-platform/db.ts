@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { openDb, type Db } from '../db/open.js';
+import { openSqlite, type Db } from '../lib/db.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -10,5 +10,5 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
  * 200–299 webhooks.
  */
 export function openMockDb(file = ':memory:'): Db {
-  return openDb(file, { migrationsDir: MIGRATIONS_DIR });
+  return openSqlite(file, MIGRATIONS_DIR);
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { notFound } from '../errors.js';
+import { notFound } from '../lib/errors.js';
 
 /** A path parameter as a string, '' when absent (Express 5 types them as `string | string[]`). */
 export function param(req: Request, name: string): string {

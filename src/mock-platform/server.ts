@@ -5,9 +5,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { systemClock, type Clock } from '../clock.js';
-import type { Db } from '../db/open.js';
-import { createLogger, type Logger } from '../http/logger.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import type { Db } from '../lib/db.js';
+import { createLogger, type Logger } from '../lib/http/logger.js';
 import { createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
 import { seedPlacements } from './companies/seed-placements.js';
@@ -16,8 +16,8 @@ import type { PlatformEvents } from './events.js';
 import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
-import { loadEnvFile } from '../env-file.js';
-import { appServer } from '../http/app-server.js';
+import { loadEnvFile } from '../lib/env-file.js';
+import { appServer } from '../lib/http/app-server.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */

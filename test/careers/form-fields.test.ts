@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/lib/errors.js';
 import { nestFields } from '../../src/mock-platform/careers/form-fields.js';
 import { IncomingFile } from '../../src/mock-platform/careers/uploads.js';
 

@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, vi } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { WebhookEventType } from '../../src/contract/decisions.js';
-import type { Db } from '../../src/db/open.js';
-import { errorHandler, notFoundHandler } from '../../src/http/error-handler.js';
-import { createLogger, type Logger } from '../../src/http/logger.js';
+import type { Db } from '../../src/lib/db.js';
+import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
+import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { seedCareers } from '../../src/mock-platform/careers/seed.js';
 import { careersRouter } from '../../src/mock-platform/careers/routes.js';
 import { openMockDb } from '../../src/mock-platform/db.js';

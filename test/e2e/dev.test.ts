@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/open.js';
+import { openDb } from '../../src/partner/db/open.js';
 import { startSandbox } from '../../scripts/dev.js';
 import { ACME, ADA, freePort } from './support.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/accounts/tokens.js';
+import { issueToken } from '../../src/partner/accounts/tokens.js';
 import type { Report } from '../../src/contract/schemas.js';
 import type { RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { ACME, ADA, CODENAME, GLOBEX, marketplace, registerKitPartner, startMock, startPartner, type RunningPartner } from './support.js';

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStore } from '../../src/accounts/store.js';
-import { systemClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { loadConfig } from '../../src/partner/config.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
-import { openDb } from '../../src/db/open.js';
-import { addDemoTests } from '../../src/provider/demo/catalog.js';
-import { main } from '../../src/server.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { main } from '../../src/partner/server.js';
 
 /**
  * The real process wiring (`main`): config → webhook receiver → durable inbox → processor loop →

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEV_ADMIN_PASSWORD, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/config.js';
+import { ConfigError, DEV_ADMIN_PASSWORD, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {

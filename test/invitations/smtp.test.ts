@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailer } from '../../src/mail/transport.js';
+import { createMailer } from '../../src/partner/mail/transport.js';
 
 /** A real SMTP server on loopback, so MAIL_TRANSPORT=smtp is tested end to end, authentication included. */
 describe('the SMTP transport', () => {

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
-import type { Clock } from '../../src/clock.js';
-import type { Db } from '../../src/db/open.js';
-import { createLogger } from '../../src/http/logger.js';
+import type { Clock } from '../../src/lib/clock.js';
+import type { Db } from '../../src/lib/db.js';
+import { createLogger } from '../../src/lib/http/logger.js';
 import { createMockPlatform } from '../../src/mock-platform/app.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
 import { seedApiTokens, seedCompanies } from '../../src/mock-platform/seed.js';

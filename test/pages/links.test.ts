@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LINK_ISSUER } from '../../src/invitations/links.js';
+import { LINK_ISSUER } from '../../src/partner/invitations/links.js';
 import { flowHarness, LINK_SECRET, linkIn, pathOf, sendBody, type FlowHarness } from '../invitations/support.js';
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStore } from '../../src/accounts/store.js';
-import { systemClock } from '../../src/clock.js';
-import { openDb } from '../../src/db/open.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { openDb } from '../../src/partner/db/open.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/partner/config.js';
 
 describe('configuration', () => {
   it('when nothing is set, then every key has a working local default', () => {
@@ -34,7 +34,7 @@ describe('configuration', () => {
 
 describe('documentation of the configuration', () => {
   const root = path.resolve(import.meta.dirname, '../..');
-  const source = readFileSync(path.join(root, 'src/config.ts'), 'utf8');
+  const source = readFileSync(path.join(root, 'src/partner/config.ts'), 'utf8');
   const block = source.slice(source.indexOf('const ConfigSchema = z.object({'), source.indexOf('\n});', source.indexOf('const ConfigSchema')));
   const keys = [...block.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
 

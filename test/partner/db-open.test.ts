@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/open.js';
+import { openDb } from '../../src/partner/db/open.js';
 
-const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
+const MIGRATIONS = new URL('../../src/partner/db/migrations/', import.meta.url);
 const dirs: string[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'db-open-'));

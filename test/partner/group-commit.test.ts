@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupCommit } from '../../src/db/group-commit.js';
-import { openDb, type Db } from '../../src/db/open.js';
+import { groupCommit } from '../../src/partner/db/group-commit.js';
+import { openDb, type Db } from '../../src/partner/db/open.js';
 
 const dirs: string[] = [];
 afterEach(() => {

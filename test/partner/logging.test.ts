@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { systemClock } from '../../src/clock.js';
-import { openDb } from '../../src/db/open.js';
-import { createLogger } from '../../src/http/logger.js';
-import { demoProvider } from '../../src/provider/demo/index.js';
+import { createApp } from '../../src/partner/app.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
 
 function capture() {
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestsFirst } from '../../src/invitations/background.js';
+import { requestsFirst } from '../../src/partner/invitations/background.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function startServer(env: Record<string, string>) {
   // node itself, not the tsx wrapper: a signal must reach the server process, not a parent of it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/partner/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
   });

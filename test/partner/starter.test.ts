@@ -1,12 +1,12 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/http/logger.js';
-import { invitationLifecycle } from '../../src/invitations/lifecycle.js';
-import { invitationStarter } from '../../src/invitations/starter.js';
-import { mailOutbox } from '../../src/mail/outbox.js';
-import { reportOutbox } from '../../src/reports/outbox.js';
-import { demoProvider } from '../../src/provider/demo/index.js';
-import type { Provider } from '../../src/provider/types.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
+import { invitationStarter } from '../../src/partner/invitations/starter.js';
+import { mailOutbox } from '../../src/partner/mail/outbox.js';
+import { reportOutbox } from '../../src/partner/reports/outbox.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
+import type { Provider } from '../../src/partner/provider/types.js';
 import { arrangeStatus, bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('invitation starter', () => {

@@ -2,11 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { accountStore } from '../../src/accounts/store.js';
-import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/accounts/tokens.js';
-import { systemClock } from '../../src/clock.js';
-import { openDb } from '../../src/db/open.js';
-import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/partner/accounts/tokens.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { bearer, partnerHarness } from '../support/partner.js';
 
 describe('customer tokens', () => {

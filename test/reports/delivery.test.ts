@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELIVERY_RETRY } from '../../src/reports/policy.js';
+import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
 import { ADMIN } from '../invitations/support.js';
 import { ACME, attemptRanges, CANDIDATES, deliveryWorld, type DeliveryWorld } from './support.js';
 

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStore } from '../../src/accounts/store.js';
-import { systemClock } from '../../src/clock.js';
-import { openDb, type Db } from '../../src/db/open.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { openDb, type Db } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
-import { addDemoTests } from '../../src/provider/demo/catalog.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import { freePort } from '../e2e/support.js';
 import { ACME, CANDIDATES } from './support.js';
@@ -16,7 +16,7 @@ import { ACME, CANDIDATES } from './support.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 // Node itself with tsx's loader, not the `tsx` wrapper: the wrapper runs the server in a child
 // process, and a SIGKILL to the wrapper would leave that child running.
-const NODE_ARGS = ['--import', 'tsx', 'src/server.ts'];
+const NODE_ARGS = ['--import', 'tsx', 'src/partner/server.ts'];
 const CODENAME = 'kit-kill-test';
 const REPORTS = 8;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from '../../src/reports/body.js';
-import { backoffMs, DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/reports/policy.js';
+import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from '../../src/partner/reports/body.js';
+import { backoffMs, DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/partner/reports/policy.js';
 
 describe('what an answer means for a report update', () => {
   it('2xx is delivered; 408, 425, 429 and 5xx are retried; every other status is a dead letter at once', () => {

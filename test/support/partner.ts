@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { accountStore, type AccountStore } from '../../src/accounts/store.js';
-import { createApp } from '../../src/app.js';
-import type { Clock } from '../../src/clock.js';
-import { openDb, type Db } from '../../src/db/open.js';
-import { createLogger } from '../../src/http/logger.js';
-import { invitationStore, type InvitationStore } from '../../src/invitations/store.js';
-import { addDemoTests } from '../../src/provider/demo/catalog.js';
-import { demoProvider } from '../../src/provider/demo/index.js';
-import type { Provider } from '../../src/provider/types.js';
+import { accountStore, type AccountStore } from '../../src/partner/accounts/store.js';
+import { createApp } from '../../src/partner/app.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { openDb, type Db } from '../../src/partner/db/open.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { invitationStore, type InvitationStore } from '../../src/partner/invitations/store.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
+import type { Provider } from '../../src/partner/provider/types.js';
 
 /** A clock tests move by hand. */
 export function fakeClock(start = Date.parse('2026-11-01T09:00:00Z')): Clock & { advance(ms: number): void; set(ms: number): void } {

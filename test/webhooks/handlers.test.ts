@@ -7,10 +7,10 @@ import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../src/contract/decisions.js';
-import { createLogger } from '../../src/http/logger.js';
-import { mailOutbox } from '../../src/mail/outbox.js';
-import { createMailer } from '../../src/mail/transport.js';
-import { MAX_HANDLER_ATTEMPTS } from '../../src/webhooks/processor.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { mailOutbox } from '../../src/partner/mail/outbox.js';
+import { createMailer } from '../../src/partner/mail/transport.js';
+import { MAX_HANDLER_ATTEMPTS } from '../../src/partner/webhooks/processor.js';
 import { COMPANY, candidateEvent, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
 
 let partner: PartnerWebhooks;
@@ -274,9 +274,9 @@ describe('webhook handlers', () => {
     const [reportId] = partner.invite(COMPANY, [17]);
     await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9070));
     // A new processor over the same database, as after a restart.
-    const { webhookProcessor } = await import('../../src/webhooks/processor.js');
-    const { invitationLifecycle } = await import('../../src/invitations/lifecycle.js');
-    const { mailOutbox } = await import('../../src/mail/outbox.js');
+    const { webhookProcessor } = await import('../../src/partner/webhooks/processor.js');
+    const { invitationLifecycle } = await import('../../src/partner/invitations/lifecycle.js');
+    const { mailOutbox } = await import('../../src/partner/mail/outbox.js');
     const lifecycle = invitationLifecycle({ db: partner.db, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.db, partner.clock) });
     const restarted = webhookProcessor({
       db: partner.db,

@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
-import type { Db } from '../../src/db/open.js';
-import { createLogger } from '../../src/http/logger.js';
+import type { Db } from '../../src/lib/db.js';
+import { createLogger } from '../../src/lib/http/logger.js';
 import { createMockPlatform } from '../../src/mock-platform/app.js';
 import { seedCareers } from '../../src/mock-platform/careers/seed.js';
 import { seedPlacements } from '../../src/mock-platform/companies/seed-placements.js';

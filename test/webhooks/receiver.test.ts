@@ -2,9 +2,9 @@ import express from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/contract/signature.js';
-import { createLogger } from '../../src/http/logger.js';
-import { helmetHeaders } from '../../src/http/security-headers.js';
-import { registerWebhookReceiver } from '../../src/webhooks/receiver.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { helmetHeaders } from '../../src/lib/http/security-headers.js';
+import { registerWebhookReceiver } from '../../src/partner/webhooks/receiver.js';
 import {
   COMPANY,
   PREVIOUS_SECRET,

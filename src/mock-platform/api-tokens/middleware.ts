@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { unauthorized } from '../../errors.js';
+import { unauthorized } from '../../lib/errors.js';
 import type { ApiToken, ApiTokenStore } from './store.js';
 import { param } from '../path-params.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
 
 /**
  * Personal API tokens (§1): issued per company member, presented as `Authorization: Bearer` on the

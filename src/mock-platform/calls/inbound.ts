@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../http/logger.js';
+import type { Logger } from '../../lib/http/logger.js';
 import { redactBody, redactHeaders } from './redact.js';
 import type { CallLog } from './store.js';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { notFound } from '../../errors.js';
-import { parseOr422 } from '../../http/validate.js';
+import { notFound } from '../../lib/errors.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import type { CallLog } from './store.js';
 
 const int = z

@@ -1,6 +1,6 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
 
 /** Bodies longer than this are cut in the log; the call itself is never affected. */
 const MAX_LOGGED_BODY = 64 * 1024;

@@ -1,7 +1,7 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError, notFound } from '../../errors.js';
-import { parseOr422 } from '../../http/validate.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import { companyOf, publishedOfferOf, type CareersContext } from './context.js';
 import { offerJson } from './offer-json.js';
 

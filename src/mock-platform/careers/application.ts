@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IntegerId } from '../../contract/schemas.js';
-import { payloadTooLarge, unprocessable } from '../../errors.js';
-import { parseOr422 } from '../../http/validate.js';
+import { payloadTooLarge, unprocessable } from '../../lib/errors.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import { ANSWER_FIELD, MAX_LENGTH, MAX_UPLOAD_BYTES, type FieldSetting, type QuestionKind } from './decisions.js';
 import type { OfferView, OptionRow, Question } from './store.js';
 import { IncomingFile } from './uploads.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 import type { ValidApplication } from './application.js';
 import { careersTimestamp } from './decisions.js';
 import type { CandidateRecord } from './payloads.js';

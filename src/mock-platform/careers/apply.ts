@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
-import type { Logger } from '../../http/logger.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
 import type { PlatformEvents } from '../events.js';
 import type { MailLog } from '../mail.js';
 import { validateApplication, type ValidApplication } from './application.js';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { CareersApplications } from './apply.js';
 import type { ApplicationRequest } from './request-body.js';
 import type { CareersStore, CompanyRow, OfferView } from './store.js';

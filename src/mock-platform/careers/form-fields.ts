@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js';
+import { badRequest } from '../../lib/errors.js';
 
 /**
  * Turns the fields of an application — multipart/form-data parts with bracketed names, or the

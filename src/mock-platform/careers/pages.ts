@@ -1,6 +1,6 @@
 import { Eta } from 'eta';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../lib/errors.js';
 import { companyOf, publishedOfferOf, type CareersContext } from './context.js';
 import { offerPage, offerSummary } from './page-model.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 import { careersStore, type LocationRow, type OfferView, type SimpleEntity } from './store.js';
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Router } from 'express';
-import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/open.js';
-import type { Logger } from '../../http/logger.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
 import type { PlatformEvents } from '../events.js';
 import type { MailLog } from '../mail.js';
 import { careersApi } from './api.js';

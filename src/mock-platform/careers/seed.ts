@@ -1,6 +1,6 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
 import type { FieldSetting, QuestionKind } from './decisions.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 import type { FieldSetting, QuestionKind } from './decisions.js';
 
 export interface CompanyRow {

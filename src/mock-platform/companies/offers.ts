@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
-import { conflict, notFound, unprocessable } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
+import { conflict, notFound, unprocessable } from '../../lib/errors.js';
 import { payloadLoader } from '../careers/payloads.js';
 import type { PlatformEvents } from '../events.js';
 

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { notFound } from '../../errors.js';
-import { jsonBody } from '../../http/json-body.js';
-import { parseOr422 } from '../../http/validate.js';
+import { notFound } from '../../lib/errors.js';
+import { jsonBody } from '../../lib/http/json-body.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import type { Fault, FaultStore } from './store.js';
 
 /** Longest injectable delay: long enough to outlast any client timeout a test wants to hit. */

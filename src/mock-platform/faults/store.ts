@@ -1,5 +1,5 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 
 /**
  * Faults the mock injects into its own endpoints so a partner's retry paths can be exercised: for

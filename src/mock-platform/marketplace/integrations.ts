@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
-import type { Db } from '../../db/open.js';
-import { notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
+import { notFound } from '../../lib/errors.js';
 
 export interface Integration {
   companyId: number;

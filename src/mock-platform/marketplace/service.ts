@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { TERMINAL_REPORT_STATUSES } from '../../contract/decisions.js';
 import { TestList, type SendCandidateBody, type TestItem, type ValidateTokenBody } from '../../contract/schemas.js';
-import { conflict, notFound, unprocessable } from '../../errors.js';
+import { conflict, notFound, unprocessable } from '../../lib/errors.js';
 import type { Candidate, CompanyStore, User } from '../companies/store.js';
 import { effectiveInputs, type PartnerStore, type StoredPartner } from '../partners/store.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';

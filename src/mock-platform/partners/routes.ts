@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import { Codename, PartnerPatch, PartnerRequest } from '../../contract/schemas.js';
-import { conflict, notFound, unprocessable } from '../../errors.js';
-import { jsonBody } from '../../http/json-body.js';
-import { parseOr422 } from '../../http/validate.js';
+import { conflict, notFound, unprocessable } from '../../lib/errors.js';
+import { jsonBody } from '../../lib/http/json-body.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import { apiTokenOf, requireCompanyToken } from '../api-tokens/middleware.js';
 import type { ApiTokenStore } from '../api-tokens/store.js';
 import { toWire, type PartnerStore } from './store.js';

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 import { DEFAULT_PARTNER_INPUTS, PARTNER_SECRET_LENGTH, type PartnerKind } from '../../contract/decisions.js';
 import { Partner, type PartnerRequest } from '../../contract/schemas.js';
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 
 type Urls = PartnerRequest['urls'];
 type Inputs = NonNullable<PartnerRequest['inputs']>;

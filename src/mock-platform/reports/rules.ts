@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TERMINAL_REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
 import type { ReportUpdate } from '../../contract/schemas.js';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../lib/errors.js';
 import type { ReportFields, StoredReport } from './store.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 import type { ReportStatus } from '../../contract/decisions.js';
 import { Report } from '../../contract/schemas.js';
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 
 export type Delivery = 'pending' | 'delivered' | 'failed';
 

@@ -1,7 +1,7 @@
 import type { Request, Router } from 'express';
 import { z } from 'zod';
-import { notFound } from '../../errors.js';
-import { parseOr422 } from '../../http/validate.js';
+import { notFound } from '../../lib/errors.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import { OFFER_STATUSES, type OfferActions } from '../companies/offers.js';
 import type { Pipeline } from '../companies/pipeline.js';
 import type { CompanyStore } from '../companies/store.js';

@@ -1,8 +1,8 @@
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decisions.js';
-import { AppError, notFound } from '../../errors.js';
-import { parseOr422 } from '../../http/validate.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
 import { idParam, param } from '../path-params.js';
 import { WebhookInput } from '../webhooks/configurations.js';

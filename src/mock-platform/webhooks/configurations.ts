@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decisions.js';
 import { IntegerId } from '../../contract/schemas.js';
 import { WEBHOOK_TEST_BODY } from '../../contract/webhook-payloads.js';
-import { AppError, conflict, forbidden, notFound, unprocessable } from '../../errors.js';
+import { AppError, conflict, forbidden, notFound, unprocessable } from '../../lib/errors.js';
 import { exampleEvent } from './examples.js';
 import { signedRequest, type WebhookSender } from './sender.js';
 import type { Delivery, RequestKind, WebhookConfig, WebhookRequest, WebhookStore } from './store.js';

@@ -1,12 +1,12 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 import {
   WEBHOOK_LOG_RETENTION_MS,
   WEBHOOK_RATE_LIMIT_DELAY_MS,
   WEBHOOK_RATE_LIMIT_PER_MINUTE,
   WEBHOOK_RETRY_DELAYS_MS,
 } from '../../contract/decisions.js';
-import type { Logger } from '../../http/logger.js';
+import type { Logger } from '../../lib/http/logger.js';
 import type { CompanyStore } from '../companies/store.js';
 import type { MailLog } from '../mail.js';
 import { signedRequest, type WebhookSender } from './sender.js';

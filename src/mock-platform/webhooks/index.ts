@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../contract/decisions.js';
-import type { Db } from '../../db/open.js';
-import type { Logger } from '../../http/logger.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
 import { companyStore } from '../companies/store.js';
 import type { PlatformEvents } from '../events.js';
 import type { MailLog } from '../mail.js';

@@ -1,9 +1,9 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { IntegerId } from '../../contract/schemas.js';
-import { notFound } from '../../errors.js';
-import { jsonBody } from '../../http/json-body.js';
-import { parseOr422 } from '../../http/validate.js';
+import { notFound } from '../../lib/errors.js';
+import { jsonBody } from '../../lib/http/json-body.js';
+import { parseOr422 } from '../../lib/http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
 import { companyIdParam, idParam } from '../path-params.js';
 import { TestPayloadInput, WebhookInput, WebhookPatch, type WebhookConfigurations } from './configurations.js';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
-import { isoAt } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decisions.js';
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../lib/db.js';
 
 /** Response bodies longer than this are cut in the request log; the delivery is not affected. */
 export const MAX_LOGGED_RESPONSE = 16 * 1024;

@@ -1,0 +1,130 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { DestinationStream } from 'pino';
+import { accountStore } from './accounts/store.js';
+import { registerCallbacks } from './callbacks/routes.js';
+import type { Clock } from '../lib/clock.js';
+import type { Config } from './config.js';
+import { groupCommit } from './db/group-commit.js';
+import type { Db } from '../lib/db.js';
+import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
+import type { Logger } from '../lib/http/logger.js';
+import { requestLog } from '../lib/http/request-log.js';
+import { helmetHeaders } from '../lib/http/security-headers.js';
+import { invitationLifecycle } from './invitations/lifecycle.js';
+import type { InvitationLinks } from './invitations/links.js';
+import { invitationStore } from './invitations/store.js';
+import { mailOutbox } from './mail/outbox.js';
+import { candidatePages } from './pages/candidate.js';
+import { dashboard } from './pages/dashboard.js';
+import { resultsPage } from './pages/results.js';
+import { PARTNER_ASSETS_DIR } from './pages/views.js';
+import type { Provider } from './provider/types.js';
+import { reportOutbox } from './reports/outbox.js';
+import { registerWebhookReceiver } from './webhooks/receiver.js';
+import { webhookSecrets } from './webhooks/secrets.js';
+
+/** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
+export interface WebDeps {
+  links: InvitationLinks;
+  publicUrl: string;
+  admin: Config['admin'];
+  platform: { url: string; codename: string };
+  mailSettings: Pick<Config['mail'], 'transport'>;
+  /** Why report deliveries cannot run (no partner secret), if they cannot. */
+  deliveriesWaiting: () => string | undefined;
+}
+
+export interface AppDeps {
+  /** Without `webhooks`, the webhook route only answers the platform's test request (no secrets). */
+  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks'] };
+  db: Db;
+  logger: Logger;
+  /** Where `logger` writes, for the access log to write there too (standard output when not given). */
+  logDestination?: DestinationStream;
+  clock: Clock;
+  provider: Provider;
+  onInvitationCreated?: (reportId: string) => void;
+  /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
+  onQueued?: () => void;
+  /** Told when a webhook event was stored, so the webhook processor need not wait for its next poll. */
+  onWebhookStored?: () => void;
+  /** The pages and the dashboard; without them the app serves the platform's callbacks only. */
+  web?: WebDeps;
+}
+
+/** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
+export function createApp(deps: AppDeps): Express {
+  const { config, db, logger, clock, provider, web } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  // Callbacks answer JSON that changes with every call; an ETag would be hashed for nothing.
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxy);
+
+  const securityHeaders = helmetHeaders();
+  const accounts = accountStore(db, clock);
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const mail = mailOutbox(db, clock);
+  const lifecycle = invitationLifecycle({ db, clock, kind: provider.kind, reports, mail, links: web?.links, wake: deps.onQueued });
+
+  app.use(requestLog(logger, deps.logDestination));
+
+  // The platform's callbacks come first and set helmet's headers themselves, in one write.
+  registerCallbacks(app, '/callbacks', {
+    accounts,
+    invitations,
+    createInvitation: groupCommit(db, invitations.create),
+    lifecycle,
+    provider,
+    bodyLimitBytes: config.bodyLimitBytes,
+    securityHeaders,
+    onInvitationCreated: deps.onInvitationCreated,
+  });
+
+  // The platform's webhooks: raw body and signature before anything else; handled after the answer.
+  registerWebhookReceiver(app, {
+    db,
+    clock,
+    logger,
+    secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
+    bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
+    securityHeaders,
+    onStored: deps.onWebhookStored,
+  });
+
+  app.use(helmet());
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  if (web) {
+    app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
+    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger }));
+    app.use(resultsPage({ invitations, links: web.links, provider, logger }));
+    app.use(
+      '/admin',
+      dashboard({
+        accounts,
+        invitations,
+        lifecycle,
+        reports,
+        mail,
+        provider,
+        logger,
+        admin: web.admin,
+        publicUrl: web.publicUrl,
+        platform: web.platform,
+        mailSettings: web.mailSettings,
+        deliveriesWaiting: web.deliveriesWaiting,
+        wake: deps.onQueued,
+      }),
+    );
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger, securityHeaders));
+  return app;
+}

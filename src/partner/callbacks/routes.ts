@@ -1,0 +1,123 @@
+import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Account, AccountStore } from '../accounts/store.js';
+import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
+import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import { jsonBody } from '../../lib/http/json-body.js';
+import { jsonWriter } from '../http/respond.js';
+import { parseOr422 } from '../../lib/http/validate.js';
+import type { InvitationLifecycle } from '../invitations/lifecycle.js';
+import type { CreateOutcome, InvitationStore, NewInvitation } from '../invitations/store.js';
+import type { Provider } from '../provider/types.js';
+
+export interface CallbackDeps {
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  /**
+   * Stores a new invitation (`InvitationStore.create`); the app passes it through `groupCommit`,
+   * so that the sends of one event-loop turn share one commit.
+   */
+  createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
+  /** Cancels an invitation and queues the report's `canceled` update in the same transaction. */
+  lifecycle: Pick<InvitationLifecycle, 'cancel'>;
+  provider: Provider;
+  bodyLimitBytes: number;
+  /** Security headers for every answer, as captured from helmet (`http/security-headers.ts`). */
+  securityHeaders: readonly string[];
+  /** Told about each new invitation so its start need not wait for the next poll. */
+  onInvitationCreated?: (reportId: string) => void;
+}
+
+/**
+ * The partner's callbacks (platform-contract.md §4), each authenticated by the customer token the
+ * platform sends as `Authorization: Bearer`. 401/403 mean "invalid token" to the platform and are
+ * used for token problems only; other 4xx carry a message the platform shows its user.
+ *
+ * They are the hot path, so they are registered as plain routes on the app under `base` (a nested
+ * Router costs a second dispatch per request) and answer through `jsonWriter` in one write.
+ */
+export function registerCallbacks(app: Express, base: string, deps: CallbackDeps): void {
+  const { accounts, invitations, provider, securityHeaders } = deps;
+  const json = jsonBody(deps.bodyLimitBytes);
+  const reply = jsonWriter(securityHeaders);
+
+  const authenticate: RequestHandler = (req, res, next) => {
+    const header = req.headers.authorization;
+    const account =
+      header !== undefined && header.startsWith('Bearer ') ? accounts.authenticate(header.slice(7).trim()) : undefined;
+    if (!account) return next(unauthorized());
+    res.locals.account = account;
+    next();
+  };
+  const accountOf = (res: Response): Account => res.locals.account as Account;
+
+  // §4.1 — binds the account to the company on the first call. GET carries no body; it may name
+  // the company in the query string, else it only checks the token.
+  const validateToken = (req: Request, res: Response) => {
+    const input = req.method === 'GET' ? req.query : (req.body ?? {});
+    const companyId = (input as { company_id?: unknown }).company_id;
+    if (companyId !== undefined) {
+      const { company_id } = parseOr422(ValidateTokenBody, { company_id: companyId });
+      if (!accounts.bindCompany(accountOf(res), company_id)) {
+        throw forbidden('This token is already connected to another company');
+      }
+    }
+    reply(res, 200, OK);
+  };
+  app.post(`${base}/validate_token`, authenticate, json, validateToken);
+  app.get(`${base}/validate_token`, authenticate, validateToken);
+
+  // §4.2 — a bare array, [] when the account has no tests.
+  app.get(`${base}/tests`, authenticate, async (_req, res) => {
+    reply(res, 200, await provider.listTests(accountOf(res)));
+  });
+
+  // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.
+  app.post(`${base}/send_candidate`, authenticate, json, async (req, res) => {
+    const account = accountOf(res);
+    const body = parseOr422(SendCandidateBody, req.body ?? {});
+    if (account.companyId !== body.company_id) {
+      throw forbidden('This token is not connected to this company');
+    }
+    const test = await provider.findTest(account, body.test_id);
+    if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
+
+    const outcome = await deps.createInvitation({
+      reportId: body.report_id,
+      accountId: account.id,
+      companyId: body.company_id,
+      candidateId: body.candidate_id,
+      testId: body.test_id,
+      testName: test.name,
+      firstName: body.first_name,
+      lastName: body.last_name,
+      email: body.email,
+      phone: body.phone ?? null,
+      extraInputs: body.admin ? { admin: body.admin } : {},
+    });
+    if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
+    if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
+    reply(res, 201, { id: body.report_id, status: 'sent' });
+  });
+
+  // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it. The
+  // invitation's link stops working and the report is PATCHed `canceled` (queued with the change).
+  app.post(`${base}/reports/:reportId/cancel`, authenticate, json, (req, res) => {
+    const reportId = ReportId.safeParse(req.params.reportId);
+    // Another account's report answers exactly as an id that does not exist.
+    const invitation = reportId.success ? invitations.find(accountOf(res).id, reportId.data) : undefined;
+    if (!invitation) throw notFound('Unknown report');
+    if (invitation.status === 'completed' || invitation.status === 'failed') {
+      throw conflict(`The test was already ${invitation.status} and can no longer be canceled`);
+    }
+    if (invitation.status === 'sent') {
+      const outcome = deps.lifecycle.cancel(invitation.reportId, 'platform');
+      // Another process finished it between the read and the cancel.
+      if (outcome === 'completed' || outcome === 'failed') {
+        throw conflict(`The test was already ${outcome} and can no longer be canceled`);
+      }
+    }
+    reply(res, 200, { id: invitation.reportId, status: 'canceled' });
+  });
+}
+
+const OK = JSON.stringify({ ok: true });

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
+import { WebhookSecretsSetting } from './webhooks/secrets.js';
+import { Codename } from '../contract/schemas.js';
+
+/**
+ * Every setting the partner server reads, parsed once at start-up.
+ * `.env.example` documents each key; a bad value stops start-up with one message naming every
+ * variable to fix (see `ConfigError`).
+ */
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+
+/**
+ * Signs candidate and results links outside production only: anyone who reads this file can forge
+ * links, so production refuses to start without CANDIDATE_LINK_SECRET (see `loadConfig`).
+ */
+export const DEV_CANDIDATE_LINK_SECRET = 'dev-only-candidate-link-secret-not-for-production';
+/** The dashboard's password outside production, for a server that listens on 127.0.0.1. */
+export const DEV_ADMIN_PASSWORD = 'admin';
+const MIN_LINK_SECRET = 32;
+const MIN_PRODUCTION_PASSWORD = 12;
+const MIN_ADMIN_TOKEN = 24;
+const DAY_MS = 24 * 60 * 60_000;
+
+const ConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Where the partner server is reachable by the platform and by candidates (links in e-mails, report urls). */
+  PUBLIC_URL: httpUrl.optional(),
+  DATABASE_PATH: z.string().min(1).default('./data/partner.db'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Express `trust proxy`: off unless set. A hop count ("1") or a list of addresses/subnets. */
+  TRUST_PROXY: z.string().optional(),
+  /** Largest JSON body the callbacks accept, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  /** The secret of each platform company's webhook configuration: <company_id>:<secret>,… (two per company during a rotation). */
+  WEBHOOK_SECRETS: z.string().default('').pipe(WebhookSecretsSetting),
+  /** Largest webhook body accepted, in bytes. */
+  WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /** Seconds in-flight requests get to finish after SIGTERM before the process exits anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(10),
+  /** Seed one demo account with a few tests when the database has no accounts (quick start). */
+  DEMO_SEED: boolean.default(false),
+
+  /** The platform's integrations base URL; report updates go to {PLATFORM_URL}/api/p/{codename}/reports/{id}. */
+  PLATFORM_URL: httpUrl.default('http://127.0.0.1:4000'),
+  /** This partner's codename on the platform (as registered). */
+  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  /** The partner secret returned on registration (RT-PARTNER-SECRET). Unset: report updates wait. */
+  PARTNER_SECRET: z.string().trim().min(1).optional(),
+  /** What this partner is, as registered: decides the wording and what report updates may carry. */
+  PARTNER_KIND: z.enum(PARTNER_KINDS).default('assessment'),
+  /** HS256 key for candidate and results links. */
+  CANDIDATE_LINK_SECRET: z.string().min(MIN_LINK_SECRET, `must be at least ${MIN_LINK_SECRET} characters`).optional(),
+  /** How long an invitation link works after the e-mail was sent. */
+  CANDIDATE_LINK_TTL_DAYS: z.coerce.number().positive().max(365).default(14),
+  /** How long the recruiter's results link (report urls.show) works. */
+  RESULTS_LINK_TTL_DAYS: z.coerce.number().positive().max(3650).default(365),
+  /** Percentage of correct answers at or above which a demo test is `completed`; below it, `failed`. */
+  PASS_MARK: z.coerce.number().int().min(0).max(100).default(60),
+  /** The dashboard's Basic-auth user name. */
+  ADMIN_USERNAME: z.string().trim().min(1).max(100).default('admin'),
+  /** The dashboard's Basic-auth password; outside production it defaults to "admin". */
+  ADMIN_PASSWORD: z.string().min(1).max(200).optional(),
+  /** Alternatively a token, sent as `Authorization: Bearer` or as the Basic-auth password. */
+  ADMIN_TOKEN: z.string().min(MIN_ADMIN_TOKEN, `must be at least ${MIN_ADMIN_TOKEN} characters`).max(500).optional(),
+  /** json: each e-mail is rendered as JSON and kept with its outbox row (shown in the dashboard), not sent; smtp: sent through SMTP_URL. */
+  MAIL_TRANSPORT: z.enum(['json', 'smtp']).default('json'),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().trim().min(3).max(300).default('Demo Assessments <no-reply@partner.localhost>'),
+});
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string;
+  databasePath: string;
+  logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  trustProxy: boolean | number | string;
+  bodyLimitBytes: number;
+  webhooks: { secrets: ReadonlyMap<number, readonly string[]>; bodyLimitBytes: number };
+  shutdownGraceMs: number;
+  demoSeed: boolean;
+  platform: {
+    url: string;
+    codename: string;
+    /** undefined until the partner is registered: report updates wait, and the dashboard says why. */
+    secret: string | undefined;
+  };
+  kind: PartnerKind;
+  links: { secret: string; candidateTtlMs: number; resultsTtlMs: number };
+  passMark: number;
+  admin: { username: string; password: string | undefined; token: string | undefined };
+  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string };
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration; fix these environment variables:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` (normally `process.env`); throws a `ConfigError` listing every problem at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty string in .env means "not set", so defaults apply.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(present);
+  // Rules across variables read the raw values, so they are reported together with any bad value.
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  const production = present.NODE_ENV === 'production';
+  if (production && present.CANDIDATE_LINK_SECRET === undefined) {
+    problems.push(
+      `CANDIDATE_LINK_SECRET: is required in production (a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\`)`,
+    );
+  }
+  if (production && present.ADMIN_PASSWORD === undefined && present.ADMIN_TOKEN === undefined) {
+    problems.push('ADMIN_PASSWORD: is required in production (or set ADMIN_TOKEN): the dashboard has no default password there');
+  }
+  if (production && present.ADMIN_PASSWORD !== undefined && present.ADMIN_PASSWORD.length < MIN_PRODUCTION_PASSWORD) {
+    problems.push(`ADMIN_PASSWORD: must be at least ${MIN_PRODUCTION_PASSWORD} characters in production`);
+  }
+  if (present.MAIL_TRANSPORT === 'smtp' && present.SMTP_URL === undefined) {
+    problems.push('SMTP_URL: is required when MAIL_TRANSPORT is smtp (e.g. smtps://user:pass@smtp.example.com)');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const c = parsed.data;
+
+  return {
+    env: c.NODE_ENV,
+    host: c.HOST,
+    port: c.PORT,
+    publicUrl: (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, ''),
+    databasePath: c.DATABASE_PATH,
+    logLevel: c.LOG_LEVEL,
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    bodyLimitBytes: c.BODY_LIMIT_BYTES,
+    webhooks: { secrets: c.WEBHOOK_SECRETS, bodyLimitBytes: c.WEBHOOK_BODY_LIMIT_BYTES },
+    shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
+    demoSeed: c.DEMO_SEED,
+    platform: { url: c.PLATFORM_URL.replace(/\/+$/, ''), codename: c.PARTNER_CODENAME, secret: c.PARTNER_SECRET },
+    kind: c.PARTNER_KIND,
+    links: {
+      secret: c.CANDIDATE_LINK_SECRET ?? DEV_CANDIDATE_LINK_SECRET,
+      candidateTtlMs: c.CANDIDATE_LINK_TTL_DAYS * DAY_MS,
+      resultsTtlMs: c.RESULTS_LINK_TTL_DAYS * DAY_MS,
+    },
+    passMark: c.PASS_MARK,
+    admin: {
+      username: c.ADMIN_USERNAME,
+      // With only a token configured, the token is the way in; a default password would be a second door.
+      password: c.ADMIN_PASSWORD ?? (production || c.ADMIN_TOKEN !== undefined ? undefined : DEV_ADMIN_PASSWORD),
+      token: c.ADMIN_TOKEN,
+    },
+    mail: {
+      transport: c.MAIL_TRANSPORT,
+      smtpUrl: c.SMTP_URL,
+      from: c.MAIL_FROM,
+    },
+  };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

@@ -1,0 +1,97 @@
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/http/logger.js';
+import type { Provider } from '../provider/types.js';
+import { toInvitationToStart } from './for-provider.js';
+import { heldBatch, nextTurn, type Pause } from './background.js';
+import type { Invitation, InvitationStore } from './store.js';
+
+const BATCH = 20;
+const BASE_DELAY_MS = 10_000;
+const MAX_DELAY_MS = 60 * 60_000;
+
+/**
+ * Starts new invitations in the vendor's product after send_candidate has answered. The
+ * invitation row is the queue: one that is stored but not started (the process died, the provider
+ * threw) is picked up again on the next run, so nothing is lost between the answer and the start.
+ * The start then queues the e-mail and the first report update in their own outboxes, in the
+ * transaction that marks it started — so nothing is lost between the start and those either.
+ */
+export function invitationStarter(deps: {
+  invitations: InvitationStore;
+  provider: Provider;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+  /**
+   * Records a successful start: the lifecycle's, which marks the invitation started and queues the
+   * invitation e-mail and the first report update in the same transaction (lifecycle.ts).
+   */
+  markStarted: (invitation: Invitation, candidateUrl: string) => void;
+  /**
+   * Runs a batch's `markStarted` calls in one transaction (`db.transaction`), so a batch costs one
+   * commit. A crash before it commits starts those invitations again on the next run, which the
+   * provider already has to accept (a start is at least once).
+   */
+  inTransaction?: (fn: () => void) => void;
+  /** Between two starts (`requestsFirst` in the server): lets the platform's requests go first. */
+  pause?: Pause;
+}) {
+  const { invitations, provider, clock, logger, markStarted } = deps;
+  const inTransaction = deps.inTransaction ?? ((fn: () => void) => fn());
+  const pause = deps.pause ?? nextTurn;
+  const random = deps.random ?? Math.random;
+
+  function failed(invitation: Invitation, err: unknown): void {
+    const n = invitation.startAttempts + 1;
+    // Exponential backoff with full jitter, capped.
+    const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1)) * (0.5 + random() / 2);
+    invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
+    logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
+  }
+
+  /** Records the starts the provider made, in one transaction: one commit for a batch, not one each. */
+  function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): void {
+    inTransaction(() => {
+      for (const { invitation, candidateUrl } of started) {
+        try {
+          markStarted(invitation, candidateUrl);
+          logger.info({ reportId: invitation.reportId }, 'invitation started');
+        } catch (err) {
+          failed(invitation, err);
+        }
+      }
+    });
+  }
+
+  return {
+    /** Starts every invitation that is due now; resolves with how many were tried. */
+    async runOnce(): Promise<number> {
+      let tried = 0;
+      const started = heldBatch(record);
+      for (;;) {
+        const due = invitations.dueStarts(BATCH);
+        for (const invitation of due) {
+          await started.add(async () => {
+            try {
+              const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
+              return { invitation, candidateUrl };
+            } catch (err) {
+              failed(invitation, err);
+              return undefined;
+            }
+          });
+          // A provider that answers at once would keep this loop in microtasks; let the platform's
+          // waiting callbacks in between starts.
+          await pause();
+        }
+        started.flush();
+        tried += due.length;
+        if (due.length < BATCH) return tried;
+      }
+    },
+  };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

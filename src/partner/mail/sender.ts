@@ -1,0 +1,120 @@
+import { Eta } from 'eta';
+import type { Clock } from '../../lib/clock.js';
+import type { PartnerKind } from '../../contract/decisions.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { heldBatch, nextTurn, type Pause } from '../invitations/background.js';
+import { KIND_WORDING } from '../invitations/kinds.js';
+import type { Invitation, InvitationStore } from '../invitations/store.js';
+import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
+import { backoffMs } from '../reports/policy.js';
+import type { MailOutbox, QueuedMail } from './outbox.js';
+import type { MailMessage, Mailer } from './transport.js';
+
+const BATCH = 20;
+
+/** The plain-text part is not HTML: nothing in it is escaped. */
+const textViews = new Eta({ views: PARTNER_VIEWS_DIR, cache: true, autoEscape: false });
+
+export type MailSender = ReturnType<typeof mailSender>;
+
+/**
+ * Sends what the mail outbox holds. The message is rendered at send time from the invitation as
+ * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
+ * Sending is at least once: a crash after the SMTP server took the message and before the row was
+ * marked sends it again on restart (better twice than never for an invitation). What became of a
+ * batch's e-mails is recorded in one transaction (`heldBatch`), at the latest 100 ms after the
+ * batch began: that bounds what a crash sends twice.
+ */
+export function mailSender(deps: {
+  db: Db;
+  outbox: MailOutbox;
+  invitations: InvitationStore;
+  mailer: Mailer;
+  clock: Clock;
+  logger: Logger;
+  kind: PartnerKind;
+  random?: () => number;
+  /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
+  pause?: Pause;
+}) {
+  const { outbox, invitations, mailer, clock, logger, kind } = deps;
+  const random = deps.random ?? Math.random;
+  const pause = deps.pause ?? nextTurn;
+  const accountName = deps.db.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
+
+  function render(mail: QueuedMail, invitation: Invitation): MailMessage {
+    const wording = KIND_WORDING[kind];
+    const data = {
+      invitation,
+      wording,
+      kind,
+      company: accountName.get(invitation.accountId) ?? 'The recruiter',
+      link: invitation.candidateUrl,
+    };
+    const subject =
+      kind === 'assessment'
+        ? `${data.company} invites you to take the ${invitation.testName} test`
+        : `${data.company} requested a ${wording.noun}: your consent is needed`;
+    return {
+      to: `${invitation.firstName} ${invitation.lastName} <${invitation.email}>`,
+      subject,
+      text: textViews.render(`./mail/${mail.kind}-text`, data),
+      html: views.render(`./mail/${mail.kind}-html`, data),
+    };
+  }
+
+  type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
+  /** Writes what became of one e-mail; runs with the rest of its batch, in one transaction. */
+  type RecordOutcome = () => Outcome;
+
+  async function sendOne(mail: QueuedMail): Promise<RecordOutcome> {
+    const invitation = invitations.get(mail.reportId);
+    if (!invitation || invitation.status !== 'sent') {
+      const reason = `the invitation is ${invitation?.status ?? 'gone'}`;
+      return () => (outbox.markSkipped(mail.id, reason), 'skipped');
+    }
+    if (!invitation.candidateUrl) {
+      return () => (outbox.markSkipped(mail.id, 'the invitation has no candidate link'), 'skipped');
+    }
+    try {
+      const message = render(mail, invitation);
+      const sent = await mailer.send(message);
+      return () => {
+        outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
+        logger.info({ mailId: mail.id, reportId: mail.reportId }, 'e-mail sent');
+        return 'sent';
+      };
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      const retryAt = clock.now() + backoffMs(mail.attempts + 1, random);
+      return () => {
+        const result = outbox.markFailed(mail, error, retryAt);
+        logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result }, 'e-mail failed');
+        return result;
+      };
+    }
+  }
+
+  const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
+
+  return {
+    /** Sends every e-mail that is due; resolves with what happened to each. */
+    async runOnce(): Promise<Record<Outcome, number>> {
+      const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
+      const sent = heldBatch((records: RecordOutcome[]) => {
+        for (const outcome of recordAll(records)) counts[outcome] += 1;
+      });
+      for (;;) {
+        const due = outbox.due(BATCH);
+        for (const mail of due) {
+          await sent.add(() => sendOne(mail));
+          await pause();
+        }
+        sent.flush();
+        if (due.length < BATCH) return counts;
+      }
+    },
+    nextDueAt: (): string | undefined => outbox.nextDueAt(),
+  };
+}

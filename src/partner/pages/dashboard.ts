@@ -1,0 +1,200 @@
+import express, { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { AccountStore } from '../accounts/store.js';
+import type { Config } from '../config.js';
+import { REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
+import { ReportId } from '../../contract/schemas.js';
+import { notFound } from '../../lib/errors.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { KIND_WORDING } from '../invitations/kinds.js';
+import type { InvitationLifecycle } from '../invitations/lifecycle.js';
+import type { InvitationStore } from '../invitations/store.js';
+import type { MailOutbox } from '../mail/outbox.js';
+import type { Provider } from '../provider/types.js';
+import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
+import { adminAuth, sameOriginOnly } from './admin-auth.js';
+import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
+import { pageErrors, renderPage } from './render.js';
+
+export interface DashboardDeps {
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  lifecycle: InvitationLifecycle;
+  reports: ReportOutbox;
+  mail: MailOutbox;
+  provider: Provider;
+  logger: Logger;
+  admin: Config['admin'];
+  publicUrl: string;
+  platform: { url: string; codename: string };
+  mailSettings: Pick<Config['mail'], 'transport'>;
+  /** Why report deliveries cannot run (no partner secret), if they cannot. */
+  deliveriesWaiting: () => string | undefined;
+  /** Wakes the workers after an action queued something. */
+  wake?: () => void;
+}
+
+/** What a finished action says; the redirect carries only the key, so no text is reflected from a URL. */
+const NOTICES = {
+  retried: { kind: 'ok', text: 'The update will be sent again now.' },
+  'not-retried': { kind: 'error', text: 'That update was already delivered or superseded: nothing to retry.' },
+  stopped: { kind: 'ok', text: 'Retries canceled: the update will not be sent.' },
+  'not-stopped': { kind: 'error', text: 'Only a pending update can have its retries canceled.' },
+  canceled: { kind: 'ok', text: 'The invitation was canceled; the platform will be told.' },
+  'not-canceled': { kind: 'error', text: 'Only an invitation that is still open can be canceled.' },
+  decided: { kind: 'ok', text: 'The result was recorded; the platform will be told.' },
+  'not-decided': { kind: 'error', text: 'A result can be recorded only for an open invitation whose candidate has given consent.' },
+  resent: { kind: 'ok', text: 'A new invitation e-mail with a fresh link is on its way.' },
+  'not-resent': { kind: 'error', text: 'Only an open invitation that has started can be sent again.' },
+} as const;
+type Notice = keyof typeof NOTICES;
+
+const UPDATE_STATUSES: readonly UpdateStatus[] = ['pending', 'delivered', 'dead', 'canceled', 'superseded'];
+const IdParam = z.string().regex(/^\d{1,12}$/).transform(Number);
+const Back = z.string().regex(/^\/admin(\/[\w-]+)*$/);
+const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
+
+/**
+ * The vendor's operator dashboard at /admin, behind the admin credential: accounts and their
+ * connection to the platform, invitations, the delivery log of report updates (request, response,
+ * attempts, next attempt) with "retry now" / "cancel retries", e-mail, and the vendor-side actions
+ * (cancel an invitation, decide a check, resend an invitation). Forms POST, then redirect (POST →
+ * redirect → GET); posts from other origins are refused (admin-auth.ts).
+ */
+export function dashboard(deps: DashboardDeps): Router {
+  const { accounts, invitations, lifecycle, reports, mail, provider } = deps;
+  const kind: PartnerKind = provider.kind;
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+  router.use(adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
+
+  const page = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
+    const key = typeof req.query.notice === 'string' ? req.query.notice : undefined;
+    const notice = key !== undefined && Object.hasOwn(NOTICES, key) ? NOTICES[key as Notice] : undefined;
+    renderPage(
+      res,
+      template,
+      {
+        admin: true,
+        notice,
+        kind,
+        wording: KIND_WORDING[kind],
+        waiting: deps.deliveriesWaiting(),
+        canDecide: provider.decide !== undefined,
+        ...data,
+      },
+      status,
+    );
+  };
+  const done = (req: Request, res: Response, notice: Notice) => {
+    const back = Back.safeParse((req.body as { back?: unknown } | undefined)?.back);
+    res.redirect(303, `${back.success ? back.data : '/admin'}?notice=${notice}`);
+  };
+  /** For outbox actions: the lifecycle wakes the workers itself, the outbox does not. */
+  const doneAndWake = (req: Request, res: Response, ok: boolean, yes: Notice, no: Notice) => {
+    if (ok) deps.wake?.();
+    done(req, res, ok ? yes : no);
+  };
+  const reportIdOf = (req: Request) => {
+    const id = ReportId.safeParse(req.params.reportId);
+    if (!id.success) throw notFound('Unknown report');
+    return id.data;
+  };
+  const invitationOf = (req: Request) => {
+    const invitation = invitations.get(reportIdOf(req));
+    if (!invitation) throw notFound('Unknown report');
+    return invitation;
+  };
+
+  router.get('/', (req, res) => {
+    const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
+    const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
+    page(req, res, './admin/overview', {
+      pageTitle: 'Dashboard',
+      platform: deps.platform,
+      mailSettings: deps.mailSettings,
+      accounts: accounts.list(),
+      invitations: invitations.recent({ status: invitationFilter, limit: 100 }),
+      invitationFilter,
+      updates: reports.recent({ status: updateFilter, limit: 100 }),
+      updateFilter,
+      updateStatuses: UPDATE_STATUSES,
+      reportStatuses: REPORT_STATUSES,
+      counts: reports.counts(),
+      mails: mail.recent(20),
+      nextDueAt: reports.nextDueAt(),
+    });
+  });
+
+  router.get('/reports/:reportId', async (req, res) => {
+    const invitation = invitationOf(req);
+    page(req, res, './admin/report', {
+      pageTitle: `Report ${invitation.reportId}`,
+      invitation,
+      updates: reports.ofReport(invitation.reportId),
+      attempts: reports.attemptsOf(invitation.reportId),
+      mails: mail.ofReport(invitation.reportId),
+      details: invitation.status === 'sent' ? [] : await provider.resultDetails(toProviderInvitation(invitation)),
+    });
+  });
+
+  router.get('/mail/:id', (req, res) => {
+    const id = IdParam.safeParse(req.params.id);
+    const message = id.success ? mail.find(id.data) : undefined;
+    if (!message) throw notFound('Unknown e-mail');
+    page(req, res, './admin/mail', { pageTitle: `E-mail ${message.id}`, message, content: mailContent(message.message) });
+  });
+
+  router.post('/updates/:id/retry', form, (req, res) => {
+    const id = IdParam.safeParse(req.params.id);
+    doneAndWake(req, res, id.success && reports.retryNow(id.data), 'retried', 'not-retried');
+  });
+
+  router.post('/updates/:id/cancel', form, (req, res) => {
+    const id = IdParam.safeParse(req.params.id);
+    done(req, res, id.success && reports.cancelRetries(id.data) ? 'stopped' : 'not-stopped');
+  });
+
+  router.post('/reports/:reportId/cancel', form, (req, res) => {
+    const outcome = lifecycle.cancel(invitationOf(req).reportId, 'vendor');
+    done(req, res, outcome === 'canceled' ? 'canceled' : 'not-canceled');
+  });
+
+  router.post('/reports/:reportId/decide', form, async (req, res) => {
+    const invitation = invitationOf(req);
+    const parsed = Decision.safeParse(req.body ?? {});
+    if (!provider.decide || !parsed.success || invitation.status !== 'sent' || invitation.submittedAt === null) {
+      return done(req, res, 'not-decided');
+    }
+    const result = await provider.decide(toProviderInvitation(invitation), parsed.data.decision);
+    done(req, res, lifecycle.finish(invitation.reportId, result) ? 'decided' : 'not-decided');
+  });
+
+  router.post('/reports/:reportId/resend', form, async (req, res) => {
+    const invitation = invitationOf(req);
+    if (invitation.status !== 'sent' || invitation.startedAt === null) return done(req, res, 'not-resent');
+    const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
+    done(req, res, lifecycle.resend(invitation.reportId, candidateUrl) ? 'resent' : 'not-resent');
+  });
+
+  router.use(pageErrors(deps.logger, { admin: true }));
+  return router;
+}
+
+/**
+ * What the dashboard shows of an e-mail the JSON transport rendered (the JSON text kept in its
+ * outbox row): undefined for SMTP, an erased e-mail, or a row sent before messages were kept.
+ */
+function mailContent(message: string | null): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown } | undefined {
+  if (!message) return undefined;
+  try {
+    const parsed = JSON.parse(message) as Record<string, unknown>;
+    // nodemailer renders addresses as {name, address} objects (a list for `to`).
+    const one = (x: { name?: string; address?: string }) => (x.name ? `${x.name} <${x.address}>` : x.address);
+    const address = (a: unknown) =>
+      Array.isArray(a) ? a.map(one).join(', ') : a !== null && typeof a === 'object' ? one(a as { name?: string }) : a;
+    return { from: address(parsed.from), to: address(parsed.to), subject: parsed.subject, text: parsed.text };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,47 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { AppError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { views } from './views.js';
+
+/** Renders a page. Pages are personal (a candidate's test, a report's results): never cached. */
+export function renderPage(res: Response, template: string, data: Record<string, unknown>, status = 200): void {
+  res.status(status).set('Cache-Control', 'no-store').type('html').send(views.render(template, data));
+}
+
+/** A page with a heading and a sentence: errors, "already done", "canceled". */
+export function renderMessage(
+  res: Response,
+  status: number,
+  message: { title: string; text: string; hint?: string },
+  layout: { admin?: boolean } = {},
+): void {
+  renderPage(res, './message', { ...message, ...layout, pageTitle: message.title }, status);
+}
+
+/**
+ * Errors on browser routes become a friendly HTML page — never a stack trace, never JSON. An
+ * `AppError` shows its message; anything else is a bug: logged, and answered with a generic page.
+ */
+export function pageErrors(logger: Logger, layout: { admin?: boolean } = {}): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof AppError) {
+      return renderMessage(res, err.status, { title: titleFor(err.status), text: err.message }, layout);
+    }
+    const status = (err as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return renderMessage(res, status, { title: titleFor(status), text: 'The request could not be read.' }, layout);
+    }
+    logger.error({ err, method: req.method, path: req.path }, 'unhandled error on a page');
+    renderMessage(res, 500, { title: 'Something went wrong', text: 'Please try again in a few minutes.' }, layout);
+  };
+}
+
+function titleFor(status: number): string {
+  if (status === 404) return 'Not found';
+  if (status === 403) return 'Not allowed';
+  if (status === 401) return 'Sign-in required';
+  if (status === 410) return 'No longer available';
+  if (status === 413) return 'Too much data';
+  return status >= 500 ? 'Something went wrong' : 'That did not work';
+}

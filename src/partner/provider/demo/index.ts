@@ -1,0 +1,175 @@
+import type { Account } from '../../accounts/store.js';
+import type { Clock } from '../../../lib/clock.js';
+import { isoAt } from '../../../lib/clock.js';
+import type { PartnerKind } from '../../../contract/decisions.js';
+import type { Db } from '../../../lib/db.js';
+import { readCache } from '../../db/read-cache.js';
+import { AppError } from '../../../lib/errors.js';
+import type {
+  CandidateTask,
+  Decision,
+  InvitationToStart,
+  Provider,
+  ProviderInvitation,
+  ProviderResult,
+  ProviderTest,
+  ResultDetail,
+  Submission,
+} from '../types.js';
+import { demoQuestions, type StoredQuestion } from './catalog.js';
+
+export interface DemoProviderOptions {
+  /** The link a candidate is invited to (the kit's candidate page, signed). */
+  candidateUrl: (reportId: string) => string;
+  kind?: PartnerKind;
+  /** Percentage of right answers needed to pass (PASS_MARK). */
+  passMark?: number;
+  clock?: Clock;
+}
+
+/** Check outcomes as the platform's badge shows them (at most 5 characters). */
+const CHECK_SCORES: Record<Exclude<PartnerKind, 'assessment'>, Record<Decision, string>> = {
+  background_check: { clear: 'Clear', adverse: 'Alert' },
+  reference_check: { clear: 'Good', adverse: 'Poor' },
+};
+
+/**
+ * The demo provider: tests live in the kit's own SQLite catalog (`tests`, `demo_questions`) and the
+ * candidate takes them on the kit's own pages. Assessments are short multiple-choice quizzes scored
+ * against the pass mark; the check kinds ask the candidate for consent and are decided by an
+ * operator in the dashboard. It shows the shape of a provider; a vendor replaces it with one that
+ * calls their product's API.
+ */
+export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
+  const kind = options.kind ?? 'assessment';
+  const passMark = options.passMark ?? 60;
+  const testsOf = db.prepare<[number], ProviderTest>('SELECT id, name FROM tests WHERE account_id = ? ORDER BY id');
+  const testById = db.prepare<[number, number], { id: number; name: string }>(
+    'SELECT id, name FROM tests WHERE id = ? AND account_id = ?',
+  );
+  const saveAnswers = db.prepare<[string, string, number, number, string]>(
+    `INSERT INTO demo_answers (report_id, answers, correct, total, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (report_id) DO NOTHING`,
+  );
+  const answersOf = db.prepare<[string], { answers: string }>('SELECT answers FROM demo_answers WHERE report_id = ?');
+  const questions = demoQuestions(db);
+  // The platform lists tests before every send and catalogs change rarely; any write to the tests
+  // table empties the cache (db/read-cache.ts).
+  const catalog = readCache<number, readonly ProviderTest[]>(db, { max: 10_000 });
+  const testsOfAccount = (account: Account) => catalog.get(account.id, (id) => Object.freeze(testsOf.all(id)))!;
+
+  const questionsOf = (invitation: ProviderInvitation): StoredQuestion[] => {
+    const test = /^\d{1,15}$/.test(invitation.testId) ? testById.get(Number(invitation.testId), invitation.accountId) : undefined;
+    if (!test) throw new AppError(410, 'gone', 'This test is no longer offered. Please contact the recruiter.');
+    questions.ensure(test.id, test.name);
+    return questions.of(test.id);
+  };
+
+  const field = (q: StoredQuestion) => `q${q.id}`;
+
+  return {
+    kind,
+
+    async listTests(account: Account) {
+      return testsOfAccount(account);
+    },
+
+    async findTest(account: Account, testId: string) {
+      // Ids are listed as numbers and come back as strings: compare as strings.
+      return testsOfAccount(account).find((test) => String(test.id) === testId);
+    },
+
+    async startInvitation(invitation: InvitationToStart) {
+      return { candidateUrl: options.candidateUrl(invitation.reportId) };
+    },
+
+    async candidateTask(invitation: ProviderInvitation): Promise<CandidateTask> {
+      if (kind !== 'assessment') {
+        return {
+          kind: 'consent',
+          intro:
+            kind === 'background_check'
+              ? `The recruiter asked us to run a ${invitation.testName.toLowerCase()} on you. We need your consent first.`
+              : `The recruiter asked us for ${invitation.testName.toLowerCase()}. We need your consent to contact your referees.`,
+          statements:
+            kind === 'background_check'
+              ? ['I consent to this background check and confirm that the details the recruiter holds about me are correct.']
+              : ['I consent to being contacted about my references and to the referees sharing their view of my work.'],
+        };
+      }
+      return {
+        kind: 'quiz',
+        intro: `Answer every question, then submit. You can take as long as you need; pass mark ${passMark}%.`,
+        questions: questionsOf(invitation).map((q) => ({
+          field: field(q),
+          prompt: q.prompt,
+          choices: q.choices.map((label, i) => ({ value: String(i), label })),
+        })),
+      };
+    },
+
+    async submit(invitation: ProviderInvitation, form: Record<string, unknown>): Promise<Submission> {
+      if (kind !== 'assessment') {
+        return form.consent === 'yes'
+          ? { outcome: 'pending' }
+          : { outcome: 'invalid', errors: { consent: 'Tick the box to give your consent.' } };
+      }
+      const qs = questionsOf(invitation);
+      const errors: Record<string, string> = {};
+      const chosen: Record<string, number> = {};
+      for (const q of qs) {
+        const value = form[field(q)];
+        const index = typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : -1;
+        if (index < 0 || index >= q.choices.length) errors[field(q)] = 'Choose an answer.';
+        else chosen[q.id] = index;
+      }
+      if (Object.keys(errors).length > 0) return { outcome: 'invalid', errors };
+
+      const correct = qs.filter((q) => chosen[q.id] === q.answer).length;
+      const total = qs.length;
+      const percent = total === 0 ? 0 : Math.round((correct / total) * 100);
+      const now = options.clock?.now() ?? Date.now();
+      saveAnswers.run(invitation.reportId, JSON.stringify(chosen), correct, total, isoAt(now));
+      const properties = [
+        { label: 'Correct answers', value: `${correct} of ${total}` },
+        { label: 'Pass mark', value: `${passMark}%` },
+      ];
+      if (invitation.openedAt) {
+        const minutes = Math.max(1, Math.round((now - Date.parse(invitation.openedAt)) / 60_000));
+        properties.push({ label: 'Time taken', value: `${minutes} min` });
+      }
+      const result: ProviderResult = {
+        status: percent >= passMark ? 'completed' : 'failed',
+        // "100%" is the longest: within the badge's 5 characters.
+        score: `${percent}%`,
+        subtitle: `${invitation.testName}: ${correct} of ${total} correct`,
+        properties,
+      };
+      return { outcome: 'result', result };
+    },
+
+    ...(kind !== 'assessment' && {
+      async decide(_invitation: ProviderInvitation, decision: Decision): Promise<ProviderResult> {
+        return {
+          status: decision === 'clear' ? 'completed' : 'failed',
+          score: CHECK_SCORES[kind][decision],
+        };
+      },
+    }),
+
+    async resultDetails(invitation: ProviderInvitation): Promise<readonly ResultDetail[]> {
+      if (kind !== 'assessment') return [];
+      const row = answersOf.get(invitation.reportId);
+      if (!row) return [];
+      const chosen = JSON.parse(row.answers) as Record<string, number>;
+      return questionsOf(invitation).map((q) => {
+        const pick = chosen[q.id];
+        return {
+          label: q.prompt,
+          value: pick === undefined ? '—' : (q.choices[pick] ?? '—'),
+          ok: pick === q.answer,
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Clock } from '../../lib/clock.js';
+import { isoAt } from '../../lib/clock.js';
+import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
+import type { ReportUpdate } from '../../contract/schemas.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
+import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
+import {
+  backoffMs,
+  DELIVERY_CONCURRENCY,
+  DELIVERY_LOG_RETENTION_MS,
+  DELIVERY_TIMEOUTS,
+  outcomeOf,
+  retryAfterMs,
+  STORED_RESPONSE_BYTES,
+} from './policy.js';
+
+const USER_AGENT = 'partner-integration-kit/0.1 (report delivery)';
+/** Heads taken per query; the loop queries again until nothing is due. */
+const BATCH = 50;
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+export interface DeliveryTimeouts {
+  connectMs: number;
+  headersMs: number;
+  bodyMs: number;
+}
+
+/** The HTTP client deliveries use in production: connect, headers and body timeouts on every request. */
+export function deliveryAgent(timeouts: DeliveryTimeouts = DELIVERY_TIMEOUTS): Agent {
+  return new Agent({
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 4_000,
+  });
+}
+
+export interface DeliveryWorkerDeps {
+  outbox: ReportOutbox;
+  clock: Clock;
+  logger: Logger;
+  /** Where requests go through: `deliveryAgent()` in production, anything undici accepts in tests. */
+  dispatcher: Dispatcher;
+  platform: { url: string; codename: string; secret: string | undefined };
+  timeouts?: DeliveryTimeouts;
+  random?: () => number;
+  concurrency?: number;
+}
+
+export interface DeliveryRun {
+  delivered: number;
+  retried: number;
+  dead: number;
+  superseded: number;
+  /** Why nothing was sent, when nothing could be. */
+  waiting?: string;
+}
+
+export type DeliveryWorker = ReturnType<typeof deliveryWorker>;
+
+/** Why deliveries wait when the partner is not registered yet; the dashboard shows it. */
+export const NO_SECRET = 'PARTNER_SECRET is not set: run `npm run register` and put the secret it prints into PARTNER_SECRET';
+
+/**
+ * Sends queued report updates to `PATCH {platform}/api/p/{codename}/reports/{id}` (contract §3.2).
+ *
+ * Order: a report's updates are sent strictly in sequence. The oldest pending update of a report
+ * goes out together with every newer pending one, merged into one body (later fields win); newer
+ * updates queued while that request is in flight wait for it. So the platform never receives an
+ * older status after a newer one, and a report that was retried for an hour still ends with one
+ * request carrying its latest state.
+ *
+ * Retries (numbers in policy.ts): 5xx, 408/425/429, timeouts and connection errors wait with
+ * exponential backoff and jitter, or as long as Retry-After says; after the give-up window the
+ * updates become dead letters. Other 4xx are dead letters at once. All of it is stored in the
+ * outbox, so a restarted process carries on where it stopped; an update whose answer was lost in a
+ * crash is sent again (at least once, never out of order).
+ */
+export function deliveryWorker(deps: DeliveryWorkerDeps) {
+  const { outbox, clock, logger, dispatcher, platform } = deps;
+  const timeouts = deps.timeouts ?? DELIVERY_TIMEOUTS;
+  const random = deps.random ?? Math.random;
+  const concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
+  let nextPruneAt = Number.NEGATIVE_INFINITY;
+  const stopping = new AbortController();
+
+  type Sent =
+    | { kind: 'answer'; status: number; retryAfter: string | string[] | undefined; body: string }
+    | { kind: 'error'; error: string }
+    | { kind: 'stopped' };
+
+  async function send(reportId: string, body: ReportUpdate): Promise<Sent> {
+    const url = `${platform.url}/api/p/${encodeURIComponent(platform.codename)}/reports/${encodeURIComponent(reportId)}`;
+    // A last bound on the whole exchange, in case a server trickles its body forever.
+    const overall = AbortSignal.timeout(timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs);
+    try {
+      const res = await request(url, {
+        method: 'PATCH',
+        dispatcher,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+          [PARTNER_SECRET_HEADER]: platform.secret!,
+        },
+        body: JSON.stringify(body),
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+        signal: AbortSignal.any([overall, stopping.signal]),
+      });
+      const text = await readSome(res.body);
+      return { kind: 'answer', status: res.statusCode, retryAfter: res.headers['retry-after'], body: text };
+    } catch (err) {
+      if (stopping.signal.aborted) return { kind: 'stopped' };
+      return { kind: 'error', error: overall.aborted ? 'timed out' : describe(err) };
+    }
+  }
+
+  async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<void> {
+    const rows = outbox.pendingOf(head.reportId);
+    if (rows[0]?.id !== head.id) return; // changed since it was picked (canceled, delivered)
+    const ids = rows.map((r) => r.id);
+    const newer = outbox.deliveredAfter(head.reportId, head.id);
+    const body = mergeUpdates(rows.map((r) => withoutFieldsSetBy(r.body, newer.filter((d) => d.id > r.id).map((d) => d.body))));
+    if (isEmptyUpdate(body)) {
+      outbox.supersede(ids);
+      run.superseded += ids.length;
+      return;
+    }
+
+    const startedAt = clock.now();
+    const started = performance.now();
+    const sent = await send(head.reportId, body);
+    if (sent.kind === 'stopped') return; // shutting down: the updates stay pending, untouched
+    const attempt: Omit<DeliveryAttempt, 'id'> = {
+      reportId: head.reportId,
+      firstUpdateId: ids[0]!,
+      lastUpdateId: ids[ids.length - 1]!,
+      requestBody: JSON.stringify(body),
+      responseStatus: sent.kind === 'answer' ? sent.status : null,
+      responseBody: sent.kind === 'answer' ? sent.body : null,
+      error: sent.kind === 'error' ? sent.error : null,
+      outcome: 'retry',
+      nextAttemptAt: null,
+      startedAt: isoAt(startedAt),
+      durationMs: Math.round(performance.now() - started),
+    };
+    const log = { reportId: head.reportId, updates: ids, status: attempt.responseStatus, error: attempt.error };
+
+    const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : 'retry';
+    if (outcome === 'delivered') {
+      outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!);
+      run.delivered += ids.length;
+      logger.info(log, 'report update delivered');
+      return;
+    }
+    const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
+    const now = clock.now();
+    // Every update must have had its whole window: the newest one decides.
+    const giveUpAt = Math.max(...rows.map((r) => Date.parse(r.giveUpAt)));
+    if (outcome === 'dead' || now >= giveUpAt) {
+      const error = outcome === 'dead' ? reason : `gave up after retrying since ${rows[0]!.createdAt}: ${reason}`;
+      outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error);
+      run.dead += ids.length;
+      logger.warn({ ...log, error }, 'report update dead-lettered');
+      return;
+    }
+    const wait =
+      (sent.kind === 'answer' ? retryAfterMs(sent.retryAfter, now) : undefined) ?? backoffMs(head.attempts + 1, random);
+    const nextAt = Math.min(now + wait, giveUpAt);
+    outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt);
+    run.retried += ids.length;
+    logger.warn({ ...log, error: reason, retryInMs: nextAt - now }, 'report update failed; will retry');
+  }
+
+  return {
+    /** Delivers everything that is due now; resolves when nothing due is left. */
+    async runOnce(): Promise<DeliveryRun> {
+      const run: DeliveryRun = { delivered: 0, retried: 0, dead: 0, superseded: 0 };
+      // Pruning scans the log: once an hour is plenty for a 30-day retention, and every run (there
+      // is one after each queued update) would make each send pay for the whole table.
+      if (clock.now() >= nextPruneAt) {
+        outbox.prune(DELIVERY_LOG_RETENTION_MS);
+        nextPruneAt = clock.now() + PRUNE_EVERY_MS;
+      }
+      if (!platform.secret) return { ...run, waiting: NO_SECRET };
+      while (!stopping.signal.aborted) {
+        const heads = outbox.dueHeads(BATCH);
+        if (heads.length === 0) break;
+        // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
+        // delivered report's updates queued in the meantime are due at once and go next round.
+        await inParallel(heads, concurrency, (head) => deliver(head, run));
+      }
+      return run;
+    },
+
+    /** When the next pending update falls due; undefined when none is pending. */
+    nextDueAt: (): string | undefined => outbox.nextDueAt(),
+
+    /** Why deliveries cannot run, if they cannot. */
+    waiting: (): string | undefined => (platform.secret ? undefined : NO_SECRET),
+
+    /** Abandons requests in flight (their updates stay pending) and runs no more. */
+    stop(): void {
+      stopping.abort();
+    },
+  };
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+async function readSome(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size < STORED_RESPONSE_BYTES) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, STORED_RESPONSE_BYTES);
+}
+
+/** `: <error>` from a JSON error body, for the log and the dashboard. */
+function errorOf(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown };
+    return typeof parsed.error === 'string' ? `: ${parsed.error.slice(0, 300)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** "UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error" — the code first, it is what one searches for. */
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const code = typeof e.code === 'string' ? e.code : typeof e.cause?.code === 'string' ? e.cause.code : undefined;
+  const message = typeof e.cause?.message === 'string' && e.cause.message ? e.cause.message : typeof e.message === 'string' ? e.message : String(err);
+  return (code ? `${code}: ${message}` : message).slice(0, 500);
+}

@@ -1,0 +1,29 @@
+import type { Clock } from '../../../lib/clock.js';
+import type { Db } from '../../../lib/db.js';
+import type { Logger } from '../../../lib/http/logger.js';
+import type { ReceivedEvent, WebhookInbox } from '../inbox.js';
+
+/**
+ * Cancels one invitation and queues its report's update to `canceled`, in one transaction (the
+ * kit wires `lifecycle.cancel(reportId, 'platform')`). Returns what happened: 'canceled' when it
+ * was still pending, else why not ('already_canceled', 'completed', 'failed', 'unknown').
+ */
+export type CancelInvitation = (reportId: string) => string;
+
+export interface HandlerContext {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  inbox: WebhookInbox;
+  /** The partner's accounts bound to the event's company (accounts.company_id); often one, maybe none. */
+  accountIds: readonly number[];
+  cancelInvitation: CancelInvitation;
+}
+
+/**
+ * Acts on one event, after the platform has had its 200. Returns a short outcome the dashboard
+ * shows (no personal data in it). Throwing retries the event later; a payload that does not parse
+ * (a `ZodError`) is given up at once, as no retry would change it. Handlers must be safe to run
+ * again for the same event: a crash after the work and before the outcome is recorded repeats it.
+ */
+export type WebhookHandler = (event: ReceivedEvent, ctx: HandlerContext) => string | Promise<string>;

@@ -1,0 +1,87 @@
+import { ZodError } from 'zod';
+import type { Clock } from '../../lib/clock.js';
+import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../contract/decisions.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { DEFAULT_HANDLERS, recordEvent, type CancelInvitation, type WebhookHandler } from './handlers/index.js';
+import { webhookInbox, type WebhookInbox } from './inbox.js';
+
+/** [kit decision] A handler that keeps throwing is given up after this many attempts (about 2 hours). */
+export const MAX_HANDLER_ATTEMPTS = 8;
+const BASE_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 60 * 60_000;
+/** How long a claimed event is left to its handler before another run may take it. */
+const LEASE_MS = 5 * 60_000;
+const BATCH = 100;
+
+export interface WebhookProcessorDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  cancelInvitation: CancelInvitation;
+  /** By event type; the kit's handlers by default. Types without a handler are recorded. */
+  handlers?: Readonly<Record<string, WebhookHandler>>;
+  random?: () => number;
+}
+
+export type WebhookProcessor = ReturnType<typeof webhookProcessor>;
+
+/**
+ * Handles received events after the platform has had its 200, from the `webhook_inbox` table: the
+ * receiver only stores, so a crash between the answer and the handling loses nothing. Events are
+ * taken oldest first, each claimed before its handler runs, so concurrent runs never handle one
+ * twice. A handler that throws is retried with backoff and given up after MAX_HANDLER_ATTEMPTS;
+ * each run also forgets events older than the dedupe window.
+ */
+export function webhookProcessor(deps: WebhookProcessorDeps) {
+  const { db, clock, logger } = deps;
+  const handlers = deps.handlers ?? DEFAULT_HANDLERS;
+  const random = deps.random ?? Math.random;
+  const inbox: WebhookInbox = webhookInbox(db, clock);
+  const accountsOf = db.prepare<[number], number>('SELECT id FROM accounts WHERE company_id = ? ORDER BY id').pluck();
+
+  return {
+    inbox,
+    /** Handles every event that is due; resolves with how many were handled. */
+    async runOnce(): Promise<number> {
+      inbox.prune(clock.now() - WEBHOOK_DEDUPE_WINDOW_MS);
+      let handled = 0;
+      for (let due = inbox.due(BATCH); due.length > 0; due = inbox.due(BATCH)) {
+        for (const event of due) {
+          if (!inbox.claim(event.id, clock.now() + LEASE_MS)) continue;
+          const handler = handlers[event.eventType] ?? recordEvent;
+          try {
+            const outcome = await handler(event, {
+              db,
+              clock,
+              logger,
+              inbox,
+              accountIds: accountsOf.all(event.companyId),
+              cancelInvitation: deps.cancelInvitation,
+            });
+            inbox.handled(event.id, outcome);
+            handled += 1;
+          } catch (err) {
+            const attempt = event.attempts + 1;
+            const hopeless = err instanceof ZodError || attempt >= MAX_HANDLER_ATTEMPTS;
+            const delay = Math.min(MAX_RETRY_MS, BASE_RETRY_MS * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+            const retryAt = hopeless ? null : clock.now() + delay;
+            inbox.failed(event.id, describe(err), retryAt);
+            logger.warn(
+              { eventId: event.id, eventType: event.eventType, attempt, err: describe(err), retryAt: retryAt && new Date(retryAt).toISOString() },
+              hopeless ? 'webhook event given up' : 'webhook handler failed; will retry',
+            );
+          }
+        }
+      }
+      return handled;
+    },
+  };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof ZodError) {
+    return `payload: ${err.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

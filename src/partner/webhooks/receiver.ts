@@ -1,0 +1,127 @@
+import type { ErrorRequestHandler, Express, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import type { Clock } from '../../lib/clock.js';
+import { WEBHOOK_SIGNATURE_HEADER } from '../../contract/decisions.js';
+import { WebhookEnvelope } from '../../contract/schemas.js';
+import { verifyWebhookSignature } from '../../contract/signature.js';
+import type { Db } from '../../lib/db.js';
+import { AppError, badRequest, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import type { Logger } from '../../lib/http/logger.js';
+import { jsonWriter } from '../http/respond.js';
+import { parseOr422 } from '../../lib/http/validate.js';
+import { webhookInbox } from './inbox.js';
+import { rawBody } from './raw-body.js';
+import type { WebhookSecrets } from './secrets.js';
+
+/** [kit decision] Where the platform delivers; each company's configuration points at `{path}/{company_id}`. */
+export const WEBHOOK_PATH = '/webhooks/platform';
+
+export interface WebhookReceiverDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** The secrets of each company's webhook configuration (two during a rotation). */
+  secrets: WebhookSecrets;
+  /** Largest body accepted; events are small JSON documents. */
+  bodyLimitBytes: number;
+  /** Security headers for every answer, as captured from helmet (`http/security-headers.ts`). */
+  securityHeaders: readonly string[];
+  /** Told after an event was stored, so the processor need not wait for its next poll. */
+  onStored?: () => void;
+  path?: string;
+}
+
+/**
+ * [seed §4.5] The test request a configuration must answer 200 before it exists. The platform sends
+ * it before the configuration, and so its secret, has been created: the partner cannot know that
+ * secret yet, so this exact body is answered 200 without a signature check. It is recognised on
+ * the raw bytes (no JSON parsing before the signature check), carries no data and triggers nothing.
+ */
+const TEST_PING = /^\s*\{\s*"test"\s*:\s*true\s*\}\s*$/;
+
+/**
+ * The envelope as received: seed §2.6, but event types and subtypes the kit does not know yet are
+ * accepted (and recorded) rather than refused — refusing would only make the platform retry them
+ * for four days.
+ */
+const ReceivedEnvelope = WebhookEnvelope.extend({
+  created_at: z.string().min(1).max(64),
+  event_type: z.string().min(1).max(100),
+  event_subtype: z.string().min(1).max(100),
+});
+const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).optional() });
+
+/**
+ * `POST {path}/{company_id}`: the platform's webhooks, in a fixed order (architecture principle 8):
+ *
+ *   1. the raw body, on this route only, up to `bodyLimitBytes` (413);
+ *   2. the test ping `{"test": true}` → 200 (see TEST_PING);
+ *   3. `X-Service-Signature` over those bytes with the company's secrets, constant time → 401 for
+ *      anything else: missing, empty, wrong length, not hex, wrong secret, unknown company;
+ *   4. JSON (400) — a signed body with `"test": true` (a "test payload") → 200, nothing stored;
+ *   5. the envelope (422), and a payload naming another company than the URL (422);
+ *   6. dedupe on the event id and store, in one statement → 200 (a duplicate: 200, nothing new);
+ *   7. handling happens after the answer, by the processor, from the `webhook_inbox` table.
+ */
+export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {
+  const { logger, secrets, securityHeaders } = deps;
+  const inbox = webhookInbox(deps.db, deps.clock);
+  const writeJson = jsonWriter(securityHeaders);
+  const reply = (res: Response, body: unknown) => writeJson(res, 200, body);
+  // The route answers its own refusals in the contract's shape, wherever it is mounted; anything
+  // else (a bug) goes on to the app's error handler.
+  const refusals: ErrorRequestHandler = (err, _req, res, next) => {
+    if (!(err instanceof AppError) || res.headersSent) return next(err);
+    // A body we refused to read may still be arriving: close the connection after answering.
+    if (err.status === 413) res.setHeader('Connection', 'close');
+    writeJson(res, err.status, err.fields ? { error: err.message, errors: err.fields } : { error: err.message });
+  };
+
+  const receive: RequestHandler = (req, res) => {
+    const raw = res.locals.rawBody as Buffer;
+    const companyParam = String(req.params.companyId);
+    if (!/^[1-9]\d{0,15}$/.test(companyParam)) throw notFound();
+    const companyId = Number(companyParam);
+
+    if (raw.length <= 64 && TEST_PING.test(raw.toString('latin1'))) return reply(res, OK);
+
+    const known = secrets(companyId);
+    if (!verifyWebhookSignature(known, raw, req.headers[WEBHOOK_SIGNATURE_HEADER])) {
+      if (known.length === 0) logger.warn({ companyId }, 'webhook for a company without a configured secret (WEBHOOK_SECRETS)');
+      throw unauthorized('Invalid signature');
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw badRequest('Malformed JSON body');
+    }
+    if ((body as { test?: unknown } | null)?.test === true) return reply(res, OK);
+
+    const envelope = parseOr422(ReceivedEnvelope, body);
+    const named = CompanyOfPayload.safeParse(envelope.payload);
+    if (named.success && named.data.company && named.data.company.id !== companyId) {
+      throw unprocessable('payload.company.id is not the company of this webhook URL', {
+        'payload.company.id': [`must be ${companyId}, the company in the URL`],
+      });
+    }
+
+    const stored = inbox.receive({
+      id: envelope.id,
+      companyId,
+      eventType: envelope.event_type,
+      eventSubtype: envelope.event_subtype,
+      occurredAt: envelope.created_at,
+      attemptCount: envelope.attempt_count,
+      payload: envelope.payload,
+    });
+    reply(res, stored ? OK : DUPLICATE);
+    if (stored) deps.onStored?.();
+  };
+
+  app.post(`${deps.path ?? WEBHOOK_PATH}/:companyId`, rawBody(deps.bodyLimitBytes), receive, refusals);
+}
+
+const OK = JSON.stringify({ ok: true });
+const DUPLICATE = JSON.stringify({ ok: true, duplicate: true });
