@@ -2,6 +2,9 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Imports that would cross from one half of the kit into the other (see docs/architecture in the README). */
+const boundary = (message, ...groups) => ['error', { patterns: [{ group: groups, message }] }];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'bench-results/'] },
   js.configs.recommended,
@@ -12,6 +15,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['error', 'warn'] }],
+    },
+  },
+  // The boundaries `ls src` shows: the partner is deployed without the mock; the mock stands for the
+  // platform and knows the partner only through the contract; the shared library and the contract
+  // belong to neither half.
+  {
+    files: ['src/partner/**'],
+    rules: { 'no-restricted-imports': boundary('The partner is deployed without the mock platform.', '**/mock-platform/**') },
+  },
+  {
+    files: ['src/mock-platform/**'],
+    rules: {
+      'no-restricted-imports': boundary('The mock platform uses src/contract and src/lib only, never partner code.', '**/partner/**'),
+    },
+  },
+  {
+    files: ['src/lib/**', 'src/contract/**'],
+    rules: {
+      'no-restricted-imports': boundary('src/lib and src/contract are shared: they import neither half.', '**/partner/**', '**/mock-platform/**'),
     },
   },
   {

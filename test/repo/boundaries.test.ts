@@ -1,0 +1,35 @@
+import { ESLint } from 'eslint';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Lints `code` as if it were the file at `filePath`, with the project's own ESLint configuration. */
+async function restrictedImports(filePath: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('the import boundaries between the halves', () => {
+  it('refuses a mock platform module that imports partner code', async () => {
+    const messages = await restrictedImports('src/mock-platform/x.ts', "export { accountStore } from '../partner/accounts/store.js';\n");
+    expect(messages).toEqual([expect.stringContaining('never partner code')]);
+  });
+
+  it('refuses a partner module that imports the mock platform', async () => {
+    const messages = await restrictedImports('src/partner/accounts/x.ts', "export { SEED_COMPANIES } from '../../mock-platform/seed.js';\n");
+    expect(messages).toEqual([expect.stringContaining('deployed without the mock')]);
+  });
+
+  it('refuses shared code that imports either half', async () => {
+    expect(await restrictedImports('src/lib/x.ts', "export { loadConfig } from '../partner/config.js';\n")).toHaveLength(1);
+    expect(await restrictedImports('src/contract/x.ts', "export { SEED_COMPANIES } from '../mock-platform/seed.js';\n")).toHaveLength(1);
+  });
+
+  it('lets each half import the contract and the shared library', async () => {
+    const code = "export { systemClock } from '../lib/clock.js';\nexport { Codename } from '../contract/schemas.js';\n";
+    expect(await restrictedImports('src/mock-platform/x.ts', code)).toEqual([]);
+    expect(await restrictedImports('src/partner/x.ts', code)).toEqual([]);
+  });
+});
