@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,9 +11,13 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
  * Opens (creating if needed) the SQLite database at `file` — `:memory:` works too — and brings its
  * schema up to date. Migrations are `NNN_name.sql` files applied in order, each in its own
  * transaction; `PRAGMA user_version` records the last one applied.
+ *
+ * The database holds candidates' personal data and customers' token hashes, so only its owner may
+ * read it: a folder it creates is 0700, and the database, its WAL and its shared-memory file are
+ * 0600 whatever the umask (SQLite would create them 0644).
  */
 export function openDb(file: string, options: { migrationsDir?: string } = {}): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') ownerOnly(path.resolve(file));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
@@ -33,6 +37,26 @@ export function openDb(file: string, options: { migrationsDir?: string } = {}): 
   db.pragma('busy_timeout = 5000');
   migrate(db, options.migrationsDir ?? MIGRATIONS_DIR);
   return db;
+}
+
+/**
+ * Creates the folder (0700) and an empty database file (0600; SQLite takes an empty file for a new
+ * database) unless they exist, and makes an existing database and its WAL and shared-memory files
+ * 0600: one created by an older version was readable by everyone. SQLite gives the WAL and
+ * shared-memory files it creates the database file's mode, so they are 0600 from then on.
+ */
+function ownerOnly(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (err) {
+      // Not there yet (SQLite creates it 0600), or another user's file: its owner chose its mode.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EPERM') throw err;
+    }
+  }
 }
 
 export function migrate(db: Db, dir: string): void {
