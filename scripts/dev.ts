@@ -34,6 +34,8 @@ const DevEnv = z.object({
 
 export interface Sandbox {
   partnerUrl: string;
+  /** The dashboard, on PUBLIC_URL's host: the only one it answers on. */
+  dashboardUrl: string;
   mockUrl: string;
   codename: string;
   partnerName: string;
@@ -86,6 +88,7 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
     return {
       partnerUrl,
+      dashboardUrl: `${partner.publicUrl}/admin`,
       mockUrl: mock.url,
       codename: dev.data.PARTNER_CODENAME,
       partnerName: registered.partner.name,
@@ -133,7 +136,7 @@ function banner(s: Sandbox): string {
     '',
     `  Mock platform (sandbox UI)  ${s.mockUrl}`,
     `  Partner server              ${s.partnerUrl}`,
-    `  Partner dashboard           ${s.partnerUrl}/admin  (admin / admin in development)`,
+    `  Partner dashboard           ${s.dashboardUrl}  (admin / admin in development)`,
     `  Call history                ${s.mockUrl}/calls`,
     '',
     s.integration.ok

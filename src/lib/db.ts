@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export type Db = Database.Database;
@@ -8,9 +8,13 @@ export type Db = Database.Database;
  * Opens (creating if needed) the SQLite database at `file` — `:memory:` works too — and brings its
  * schema up to date from `migrationsDir`: `NNN_name.sql` files applied in order, each in its own
  * transaction; `PRAGMA user_version` records the last one applied. Both servers open theirs here.
+ *
+ * The database holds candidates' personal data and customers' token hashes, so only its owner may
+ * read it: a folder it creates is 0700, and the database, its WAL and its shared-memory file are
+ * 0600 whatever the umask (SQLite would create them 0644).
  */
 export function openSqlite(file: string, migrationsDir: string): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') ownerOnly(path.resolve(file));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
@@ -30,6 +34,26 @@ export function openSqlite(file: string, migrationsDir: string): Db {
   db.pragma('busy_timeout = 5000');
   migrate(db, migrationsDir);
   return db;
+}
+
+/**
+ * Creates the folder (0700) and an empty database file (0600; SQLite takes an empty file for a new
+ * database) unless they exist, and makes an existing database and its WAL and shared-memory files
+ * 0600: one created by an older version was readable by everyone. SQLite gives the WAL and
+ * shared-memory files it creates the database file's mode, so they are 0600 from then on.
+ */
+function ownerOnly(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (err) {
+      // Not there yet (SQLite creates it 0600), or another user's file: its owner chose its mode.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EPERM') throw err;
+    }
+  }
 }
 
 export function migrate(db: Db, dir: string): void {

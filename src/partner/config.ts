@@ -15,8 +15,10 @@ const boolean = z
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
 
 /**
- * Signs candidate and results links outside production only: anyone who reads this file can forge
- * links, so production refuses to start without CANDIDATE_LINK_SECRET (see `loadConfig`).
+ * Signs candidate and results links when CANDIDATE_LINK_SECRET is unset, on a server only this
+ * machine can reach: anyone who reads this file can forge links, so production, and any server
+ * whose public URL is not a loopback address whatever NODE_ENV says, refuses to start with it
+ * (see `loadConfig`); where it is used, start-up logs a warning (`links.developmentKey`).
  */
 export const DEV_CANDIDATE_LINK_SECRET = 'dev-only-candidate-link-secret-not-for-production';
 /** The dashboard's password outside production, for a server that listens on 127.0.0.1. */
@@ -94,7 +96,13 @@ export type Config = {
     secret: string | undefined;
   };
   kind: PartnerKind;
-  links: { secret: string; candidateTtlMs: number; resultsTtlMs: number };
+  links: {
+    secret: string;
+    candidateTtlMs: number;
+    resultsTtlMs: number;
+    /** Links are signed with DEV_CANDIDATE_LINK_SECRET, which anyone can read: start-up warns. */
+    developmentKey: boolean;
+  };
   passMark: number;
   admin: { username: string; password: string | undefined; token: string | undefined };
   mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string };
@@ -115,9 +123,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Rules across variables read the raw values, so they are reported together with any bad value.
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   const production = present.NODE_ENV === 'production';
+  const makeOne = `a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\``;
+  const publicUrl = publicUrlOf(present);
+  // An unparseable URL is reported above as PUBLIC_URL's own problem.
+  const reachableFromElsewhere = publicUrl !== undefined && !isLoopback(publicUrl);
   if (production && present.CANDIDATE_LINK_SECRET === undefined) {
+    problems.push(`CANDIDATE_LINK_SECRET: is required in production (${makeOne})`);
+  } else if (reachableFromElsewhere && present.CANDIDATE_LINK_SECRET === undefined) {
     problems.push(
-      `CANDIDATE_LINK_SECRET: is required in production (a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\`)`,
+      `CANDIDATE_LINK_SECRET: is required when the server is reachable from other machines (its public URL is ${publicUrl}, not a loopback address): ` +
+        `without it, candidate and results links are signed with the development key published in the kit's source, and anyone can forge them. Set it to ${makeOne}`,
+    );
+  } else if ((production || reachableFromElsewhere) && present.CANDIDATE_LINK_SECRET === DEV_CANDIDATE_LINK_SECRET) {
+    problems.push(
+      `CANDIDATE_LINK_SECRET: is the public development key, published in the kit's source: anyone could forge candidate and results links. Set it to ${makeOne}`,
     );
   }
   if (production && present.ADMIN_PASSWORD === undefined && present.ADMIN_TOKEN === undefined) {
@@ -136,7 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: c.NODE_ENV,
     host: c.HOST,
     port: c.PORT,
-    publicUrl: (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, ''),
+    publicUrl: publicUrlOf(c)!,
     databasePath: c.DATABASE_PATH,
     logLevel: c.LOG_LEVEL,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
@@ -148,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     kind: c.PARTNER_KIND,
     links: {
       secret: c.CANDIDATE_LINK_SECRET ?? DEV_CANDIDATE_LINK_SECRET,
+      developmentKey: (c.CANDIDATE_LINK_SECRET ?? DEV_CANDIDATE_LINK_SECRET) === DEV_CANDIDATE_LINK_SECRET,
       candidateTtlMs: c.CANDIDATE_LINK_TTL_DAYS * DAY_MS,
       resultsTtlMs: c.RESULTS_LINK_TTL_DAYS * DAY_MS,
     },
@@ -164,6 +184,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       from: c.MAIL_FROM,
     },
   };
+}
+
+/**
+ * PUBLIC_URL without its trailing slashes, or `http://HOST:PORT` (an IPv6 HOST in brackets);
+ * undefined when that is not a URL (PUBLIC_URL's own problem is reported).
+ */
+function publicUrlOf(env: { PUBLIC_URL?: string; HOST?: string; PORT?: string | number }): string | undefined {
+  const host = env.HOST ?? '127.0.0.1';
+  const url = env.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? 3000}`;
+  return URL.canParse(url) ? url.replace(/\/+$/, '') : undefined;
+}
+
+/** Whether only this machine can reach `url`: its host is localhost, in 127.0.0.0/8, or ::1. */
+function isLoopback(url: string): boolean {
+  const { hostname } = new URL(url);
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {

@@ -127,6 +127,13 @@ export async function main(
   const logStream = logDestination();
   const logger = createLogger(config.logLevel, logStream);
   const clock = overrides.clock ?? systemClock;
+  if (config.links.developmentKey) {
+    // Allowed only on a loopback public URL (config.ts); still, whoever reaches it can forge links.
+    logger.warn(
+      'candidate and results links are signed with the public development key (CANDIDATE_LINK_SECRET is not set): anyone can forge them. ' +
+        'Set CANDIDATE_LINK_SECRET (e.g. `openssl rand -base64 48`) before anyone else can reach this server',
+    );
+  }
   const db = openDb(config.databasePath);
 
   if (config.demoSeed) {

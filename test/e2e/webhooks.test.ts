@@ -207,6 +207,6 @@ describe('webhooks end to end, two real servers', () => {
     await platform.post(`/api/webhooks/c/${ACME.id}/deliveries/${delivery.id}/retry`).set('x-mock-user', String(RILEY)).expect(202);
     await mock.webhooks.deliverer.runOnce();
     expect((await log())[0]).toMatchObject({ attempt_count: 2, response_status: 200 });
-    await eventually('the event to be handled', () => (partner!.processor.inbox.find(delivery.event_id)?.status === 'handled' ? true : undefined));
+    await eventually('the event to be handled', () => (partner!.processor.inbox.find(ACME.id, delivery.event_id)?.status === 'handled' ? true : undefined));
   });
 });

@@ -16,7 +16,12 @@ describe('configuration of the invitation flow', () => {
     const c = loadConfig({});
     expect(c.platform).toEqual({ url: 'http://127.0.0.1:4000', codename: 'demo-assessments', secret: undefined });
     expect(c.kind).toBe('assessment');
-    expect(c.links).toEqual({ secret: DEV_CANDIDATE_LINK_SECRET, candidateTtlMs: 14 * 86_400_000, resultsTtlMs: 365 * 86_400_000 });
+    expect(c.links).toEqual({
+      secret: DEV_CANDIDATE_LINK_SECRET,
+      candidateTtlMs: 14 * 86_400_000,
+      resultsTtlMs: 365 * 86_400_000,
+      developmentKey: true,
+    });
     expect(c.passMark).toBe(60);
     expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
     expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>' });

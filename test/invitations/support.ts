@@ -106,7 +106,8 @@ export async function flowHarness(options: FlowOptions = {}) {
     publicUrl,
     accounts,
     wakes: () => wakes,
-    http: () => request(parts.app),
+    /** Requests as a browser at PUBLIC_URL sends them: `Host` is the public URL's (the dashboard checks it). */
+    http: () => request.agent(parts.app).set('Host', new URL(publicUrl).host),
 
     /** A customer account with tests, bound to `companyId` (null: not connected yet). */
     customer(name = 'Acme', tests: string[] = ['JavaScript fundamentals'], companyId: number | null = 3) {

@@ -52,6 +52,46 @@ describe('the dashboard', () => {
       expect(res.text).not.toMatch(/<script/i);
     });
 
+    it('on another host name than PUBLIC_URL’s (DNS rebinding), then 421 with a page naming the dashboard’s address, not the data, even with the right credentials', async () => {
+      for (const host of ['evil.test', 'evil.test:80', '127.0.0.1', 'partner.test.evil.test', 'partner.test:8080', 'partner.test@evil.test']) {
+        const res = await get('/admin').set('Host', host);
+        expect(res.status, host).toBe(421);
+        expect(res.text).toContain(`${h.publicUrl}/admin`);
+        expect(res.text).not.toContain('Grace');
+        expect(res.headers['www-authenticate']).toBeUndefined();
+      }
+      // Without TRUST_PROXY, a forwarded host is not believed.
+      expect((await get('/admin').set('Host', 'evil.test').set('X-Forwarded-Host', 'partner.test')).status).toBe(421);
+      expect((await get(`/admin/reports/${reportId}`).set('Host', 'evil.test')).status).toBe(421);
+      expect((await get('/admin/mail/1').set('Host', 'evil.test')).status).toBe(421);
+    });
+
+    it('on PUBLIC_URL’s host name, however the browser spells it, then it is served', async () => {
+      for (const host of ['partner.test', 'PARTNER.test', 'partner.test:80']) {
+        const res = await get('/admin').set('Host', host);
+        expect(res.status, host).toBe(200);
+        expect(res.text).toContain('Grace Hopper');
+      }
+    });
+
+    it('behind a trusted proxy, then the host it forwards (X-Forwarded-Host) is the one checked', async () => {
+      // The proxy, on this machine, forwards to 127.0.0.1:3000; PUBLIC_URL is http://partner.test.
+      const t = await flowHarness({ env: { TRUST_PROXY: 'loopback' } });
+      try {
+        const at = (host: string, forwarded?: string) => {
+          const req = t.http().get('/admin').set('Authorization', AUTH).set('Host', host);
+          return forwarded === undefined ? req : req.set('X-Forwarded-Host', forwarded);
+        };
+        expect((await at('127.0.0.1:3000', 'partner.test')).status).toBe(200);
+        expect((await at('partner.test')).status).toBe(200);
+        expect((await at('partner.test', 'evil.test')).status).toBe(421);
+        expect((await at('evil.test')).status).toBe(421);
+        expect((await at('127.0.0.1:3000')).status).toBe(421);
+      } finally {
+        await t.close();
+      }
+    });
+
     it('with ADMIN_TOKEN configured, then the token opens it as Bearer or as the Basic password', async () => {
       const token = 'tok_0123456789abcdefghijklmnopqrstuv';
       const t = await flowHarness({ env: { ADMIN_TOKEN: token, ADMIN_PASSWORD: '' } });
@@ -118,6 +158,22 @@ describe('the dashboard', () => {
         next_attempt_at: new Date(now).toISOString(),
         give_up_at: new Date(now + 3 * 24 * 3600_000).toISOString(),
       });
+    });
+
+    it('from a page on another host name that resolves to this server (DNS rebinding), then 421 and the invitation is not canceled', async () => {
+      const attempts: Record<string, string>[] = [
+        { Host: 'evil.test', Origin: 'http://evil.test' },
+        { Host: 'evil.test', Origin: 'http://evil.test', 'Sec-Fetch-Site': 'same-origin' },
+        // The configured origin in Origin does not make another Host acceptable either.
+        { Host: 'evil.test', Origin: h.publicUrl },
+      ];
+      for (const headers of attempts) {
+        const res = await post(`/admin/reports/${reportId}/cancel`, { back: `/admin/reports/${reportId}` }, headers);
+        expect(res.status).toBe(421);
+        expect(res.text).toContain(`${h.publicUrl}/admin`);
+      }
+      expect(h.row('SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'sent', canceled_by: null });
+      expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
     });
 
     it('an open redirect through "back" is not possible', async () => {

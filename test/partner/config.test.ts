@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/partner/config.js';
+import { ConfigError, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
+
+const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
 
 describe('configuration', () => {
   it('when nothing is set, then every key has a working local default', () => {
@@ -28,7 +30,65 @@ describe('configuration', () => {
   });
 
   it('when PUBLIC_URL has a trailing slash, then links are built without a double slash', () => {
-    expect(loadConfig({ PUBLIC_URL: 'https://partner.example.com/' }).publicUrl).toBe('https://partner.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://partner.example.com/', CANDIDATE_LINK_SECRET: LINK_SECRET }).publicUrl).toBe('https://partner.example.com');
+  });
+});
+
+describe('the key that signs candidate and results links', () => {
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+
+  it.each([
+    ['a public PUBLIC_URL in development', { NODE_ENV: 'development', PUBLIC_URL: 'https://partner.example.com' }, 'https://partner.example.com'],
+    ['a public PUBLIC_URL under NODE_ENV=test', { NODE_ENV: 'test', PUBLIC_URL: 'http://partner.test' }, 'http://partner.test'],
+    ['a LAN address', { PUBLIC_URL: 'http://192.168.1.20:3000' }, 'http://192.168.1.20:3000'],
+    ['HOST=0.0.0.0 (every interface) without PUBLIC_URL', { HOST: '0.0.0.0' }, 'http://0.0.0.0:3000'],
+    ['HOST set to a machine name without PUBLIC_URL', { HOST: 'partner.internal', PORT: '8080' }, 'http://partner.internal:8080'],
+  ])('when CANDIDATE_LINK_SECRET is unset and the server is reachable at %s, then start-up fails saying how to make one', (_name, env, url) => {
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^CANDIDATE_LINK_SECRET: /);
+    expect(problems[0]).toContain(url);
+    expect(problems[0]).toContain('openssl rand -base64 48');
+  });
+
+  it('when CANDIDATE_LINK_SECRET is set explicitly to the public development key on a non-loopback address, then start-up fails too', () => {
+    const envs: Record<string, string>[] = [
+      { PUBLIC_URL: 'https://partner.example.com', CANDIDATE_LINK_SECRET: DEV_CANDIDATE_LINK_SECRET },
+      { NODE_ENV: 'production', PUBLIC_URL: 'https://partner.example.com', CANDIDATE_LINK_SECRET: DEV_CANDIDATE_LINK_SECRET, ADMIN_TOKEN: 't'.repeat(30) },
+    ];
+    for (const env of envs) {
+      const problems = problemsOf(env);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^CANDIDATE_LINK_SECRET: is the public development key/);
+      expect(problems[0]).toContain('openssl rand -base64 48');
+    }
+  });
+
+  it.each([
+    ['nothing set (127.0.0.1)', {}],
+    ['PUBLIC_URL on localhost', { PUBLIC_URL: 'http://localhost:3000' }],
+    ['PUBLIC_URL elsewhere in 127.0.0.0/8', { PUBLIC_URL: 'http://127.1.2.3:3000' }],
+    ['PUBLIC_URL on ::1', { PUBLIC_URL: 'http://[::1]:3000' }],
+    ['HOST=::1', { HOST: '::1' }],
+    ['HOST=localhost', { HOST: 'localhost' }],
+  ])('when the server is only reachable from this machine (%s), then the development key is used and flagged', (_name, env) => {
+    const c = loadConfig(env);
+    expect(c.links.secret).toBe(DEV_CANDIDATE_LINK_SECRET);
+    expect(c.links.developmentKey).toBe(true);
+  });
+
+  it('when CANDIDATE_LINK_SECRET is set, then any address is accepted and the key is not flagged', () => {
+    const c = loadConfig({ HOST: '0.0.0.0', PUBLIC_URL: 'https://partner.example.com', CANDIDATE_LINK_SECRET: LINK_SECRET });
+    expect(c.links.secret).toBe(LINK_SECRET);
+    expect(c.links.developmentKey).toBe(false);
   });
 });
 

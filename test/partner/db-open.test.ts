@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -63,6 +63,59 @@ describe('openDb', () => {
     db.prepare('DELETE FROM accounts WHERE id = 1').run();
     expect(counts()).toEqual({ invitations: 0, mail: 0, updates: 0 });
     db.close();
+  });
+
+  it('under the usual 022 umask, then the folder it creates is 0700 and the database, its WAL and shared-memory file 0600', () => {
+    const previous = process.umask(0o022);
+    try {
+      const dir = path.join(tempDir(), 'data');
+      const file = path.join(dir, 'partner.db');
+      const db = openDb(file);
+      db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('Ada Lovelace, ada@example.com')");
+      const mode = (f: string) => statSync(f).mode & 0o777;
+      expect(existsSync(`${file}-wal`)).toBe(true);
+      expect({ folder: mode(dir), db: mode(file), wal: mode(`${file}-wal`), shm: mode(`${file}-shm`) }).toEqual({
+        folder: 0o700,
+        db: 0o600,
+        wal: 0o600,
+        shm: 0o600,
+      });
+      db.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('when a database from an older version is readable by everyone, then opening it makes it and its WAL 0600; an existing folder is left alone', () => {
+    const previous = process.umask(0o022);
+    try {
+      const dir = tempDir();
+      chmodSync(dir, 0o755);
+      const file = path.join(dir, 'partner.db');
+      const old = new Database(file);
+      old.pragma('journal_mode = WAL');
+      old.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (1)');
+      // A second connection keeps the WAL and shared-memory files in place when the first closes.
+      const reader = new Database(file);
+      reader.prepare('SELECT count(*) FROM notes').get();
+      old.close();
+      const mode = (f: string) => statSync(f).mode & 0o777;
+      expect(mode(file)).toBe(0o644);
+      expect(mode(`${file}-wal`)).toBe(0o644);
+
+      const db = openDb(file);
+      db.exec('INSERT INTO notes VALUES (2)');
+      expect({ folder: mode(dir), db: mode(file), wal: mode(`${file}-wal`), shm: mode(`${file}-shm`) }).toEqual({
+        folder: 0o755,
+        db: 0o600,
+        wal: 0o600,
+        shm: 0o600,
+      });
+      db.close();
+      reader.close();
+    } finally {
+      process.umask(previous);
+    }
   });
 
   it('a migration that would leave a foreign key pointing nowhere is refused, and the database stays at the version before it', () => {

@@ -50,6 +50,17 @@ describe('the server process', () => {
     expect(((await tests.json()) as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it('when started without CANDIDATE_LINK_SECRET on a loopback address, then it warns that links are signed with the public development key', () => {
+    const warning = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string })
+      .find((line) => line.msg.includes('public development key'));
+    expect(warning).toMatchObject({ level: 'warn' });
+    expect(warning!.msg).toContain('CANDIDATE_LINK_SECRET');
+  });
+
   it('when requests carry a token, then the token never appears in the logs', async () => {
     await fetch(`http://127.0.0.1:${port}/callbacks/validate_token?company_id=5`, { headers: { Authorization: `Bearer ${token}` } });
     await expect.poll(() => server.output()).toContain('/callbacks/validate_token');
@@ -93,5 +104,19 @@ describe('a bad configuration', () => {
     expect(code).toBe(78);
     expect(s.output()).toContain('PORT');
     expect(s.output()).toContain('LOG_LEVEL');
+  });
+
+  it('when it would listen on every interface with the public development key, then the process stops naming CANDIDATE_LINK_SECRET', async () => {
+    const s = startServer({ HOST: '0.0.0.0', PORT: '0', DATABASE_PATH: ':memory:' });
+    // It must never listen; should it, it is stopped and the test fails.
+    const listened = s.port.then(
+      () => 'listening',
+      () => undefined,
+    );
+    const code = await Promise.race([s.exited, listened]);
+    if (code === 'listening') s.child.kill('SIGKILL');
+    expect(code).toBe(78);
+    expect(s.output()).toContain('CANDIDATE_LINK_SECRET');
+    expect(s.output()).toContain('openssl rand -base64 48');
   });
 });

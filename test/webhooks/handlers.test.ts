@@ -38,7 +38,7 @@ const invitation = (reportId: string) =>
     )
     .get(reportId);
 const queued = (reportId: string) => partner.reports.pendingOf(reportId).map((u) => u.body);
-const entry = (eventId: number) => partner.processor.inbox.find(eventId);
+const entry = (eventId: number) => partner.processor.inbox.find(COMPANY, eventId);
 
 describe('webhook handlers', () => {
   it('candidate_moved/disqualified cancels the candidate’s pending invitations and queues each report update `canceled`', async () => {

@@ -38,7 +38,7 @@ describe('webhook receiver', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(rows()).toEqual([{ event_id: id, status: 'pending', duplicates: 0 }]);
     expect(partner.stored()).toBe(1);
-    expect(partner.processor.inbox.find(id)).toMatchObject({ eventType: 'offer_published', offerId: 101, companyId: COMPANY });
+    expect(partner.processor.inbox.find(COMPANY, id)).toMatchObject({ eventType: 'offer_published', offerId: 101, companyId: COMPANY });
   });
 
   describe('the test request', () => {

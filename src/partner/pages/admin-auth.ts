@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.js';
 import { renderMessage } from './render.js';
@@ -44,27 +44,60 @@ export function adminAuth(admin: Config['admin']): RequestHandler {
 }
 
 /**
+ * The dashboard answers on PUBLIC_URL's host only. A page on another name that resolves to this
+ * server (DNS rebinding: evil.test, re-pointed at 127.0.0.1 or a LAN address) is same-origin with
+ * itself, so the browser lets it read the dashboard and post its forms, with the default
+ * admin/admin of a development server; its requests carry `Host: evil.test`. Refused with 421
+ * (Misdirected Request) before the credentials are even asked for, GET included.
+ *
+ * The host checked is Express's `req.host`: the `Host` header or, from a proxy trusted by
+ * TRUST_PROXY, its `X-Forwarded-Host`. Behind a proxy, have it forward the host the browser used
+ * (nginx: `proxy_set_header Host $host;`, or X-Forwarded-Host with TRUST_PROXY); a proxy that
+ * rewrites it to the upstream's address gets 421 here.
+ */
+export function publicHostOnly(publicUrl: string): RequestHandler {
+  const configured = new URL(publicUrl);
+  // Parsed as a browser would write the URL: case and the scheme's default port do not matter.
+  const hostOf = (host: string | undefined) => {
+    if (host === undefined || !/^[\w.-]+(?::\d+)?$|^\[[\da-f:.]+\](?::\d+)?$/i.test(host)) return undefined;
+    return URL.canParse(`${configured.protocol}//${host}`) ? new URL(`${configured.protocol}//${host}`).host : undefined;
+  };
+  return (req, res, next) => {
+    if (hostOf(req.host) === configured.host) return next();
+    renderMessage(
+      res,
+      421,
+      {
+        title: 'Wrong address',
+        text: `The dashboard answers at ${configured.origin}/admin only (PUBLIC_URL); open it there.`,
+      },
+      { admin: true },
+    );
+  };
+}
+
+/**
  * CSRF protection for the dashboard's forms. A browser attaches Basic credentials to any request
  * to this origin, including a form another site submits; it also says where the form came from,
  * in headers a page cannot set:
  * - `Sec-Fetch-Site` (current browsers): the request must be `same-origin`.
- * - Otherwise `Origin` (older browsers): it must be this server's own origin, as the browser
- *   reached it or as PUBLIC_URL says.
+ * - Otherwise `Origin` (older browsers): it must be PUBLIC_URL's origin. Never the origin the
+ *   request's own `Host` makes: a page on a name that resolves to this server would match it.
+ * Both say "same origin as the page", which is PUBLIC_URL's only because `publicHostOnly` runs
+ * first and refuses every other host.
  * A request with neither is refused: every browser that can use the dashboard sends one of them
  * on a POST. (The dashboard's Referrer-Policy is `same-origin`, so a browser does send its Origin;
  * under `no-referrer` it would send `Origin: null`.)
  */
 export function sameOriginOnly(publicUrl: string): RequestHandler {
   const configured = new URL(publicUrl).origin;
-  const ownOrigin = (req: Request) => `${req.protocol}://${req.get('host') ?? ''}`;
   return (req, res, next) => {
     // Pages link only within the dashboard; the referrer stays on this origin.
     res.set('Referrer-Policy', 'same-origin');
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     const site = req.get('sec-fetch-site');
     const origin = req.get('origin');
-    const ok =
-      site !== undefined ? site === 'same-origin' : origin !== undefined && (origin === configured || origin === ownOrigin(req));
+    const ok = site !== undefined ? site === 'same-origin' : origin === configured;
     if (ok) return next();
     renderMessage(
       res,

@@ -12,7 +12,7 @@ import type { InvitationStore } from '../invitations/store.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
-import { adminAuth, sameOriginOnly } from './admin-auth.js';
+import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
 import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
 import { pageErrors, renderPage } from './render.js';
 
@@ -59,14 +59,15 @@ const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
  * connection to the platform, invitations, the delivery log of report updates (request, response,
  * attempts, next attempt) with "retry now" / "cancel retries", e-mail, and the vendor-side actions
  * (cancel an invitation, decide a check, resend an invitation). Forms POST, then redirect (POST →
- * redirect → GET); posts from other origins are refused (admin-auth.ts).
+ * redirect → GET); requests for another host than PUBLIC_URL's, and posts from other origins, are
+ * refused (admin-auth.ts).
  */
 export function dashboard(deps: DashboardDeps): Router {
   const { accounts, invitations, lifecycle, reports, mail, provider } = deps;
   const kind: PartnerKind = provider.kind;
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
-  router.use(adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
+  router.use(publicHostOnly(deps.publicUrl), adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
 
   const page = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     const key = typeof req.query.notice === 'string' ? req.query.notice : undefined;

@@ -16,6 +16,9 @@ export interface ReceivedEvent {
   payload: Record<string, unknown>;
 }
 
+/** Which event: its id is unique within its company only (a platform-wide sequence, but see `receive`). */
+export type EventKey = Pick<ReceivedEvent, 'companyId' | 'id'>;
+
 /** An event waiting for its handler, with the attempts already made. */
 export interface PendingEvent extends ReceivedEvent {
   attempts: number;
@@ -69,38 +72,42 @@ export function webhookInbox(db: Db, clock: Clock) {
         candidate_id, offer_id, payload, next_attempt_at, received_at)
      VALUES (@id, @companyId, @eventType, @eventSubtype, @occurredAt, @attemptCount, @candidateId, @offerId,
         @payload, @now, @now)
-     ON CONFLICT (event_id) DO NOTHING`,
+     ON CONFLICT (company_id, event_id) DO NOTHING`,
   );
-  const duplicate = db.prepare<[number]>('UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE event_id = ?');
+  const duplicate = db.prepare<[number, number]>(
+    'UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE company_id = ? AND event_id = ?',
+  );
   const due = db.prepare<[string, number], Row>(
-    `SELECT * FROM webhook_inbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY event_id LIMIT ?`,
+    `SELECT * FROM webhook_inbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY event_id, company_id LIMIT ?`,
   );
   // Only a row still due can be claimed, so two processors never handle the same event.
-  const claim = db.prepare<[string, number, string]>(
+  const claim = db.prepare<[string, number, number, string]>(
     `UPDATE webhook_inbox SET next_attempt_at = ?, attempts = attempts + 1
-      WHERE event_id = ? AND status = 'pending' AND next_attempt_at <= ?`,
+      WHERE company_id = ? AND event_id = ? AND status = 'pending' AND next_attempt_at <= ?`,
   );
-  const handled = db.prepare<[string, string, number]>(
+  const handled = db.prepare<[string, string, number, number]>(
     `UPDATE webhook_inbox SET status = 'handled', outcome = ?, payload = NULL, next_attempt_at = NULL, last_error = NULL,
-        handled_at = ? WHERE event_id = ?`,
+        handled_at = ? WHERE company_id = ? AND event_id = ?`,
   );
-  const failed = db.prepare<[string, string | null, string | null, number]>(
+  const failed = db.prepare<[string, string | null, string | null, number, number]>(
     `UPDATE webhook_inbox SET last_error = ?, next_attempt_at = ?,
-        status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END WHERE event_id = ?`,
+        status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END WHERE company_id = ? AND event_id = ?`,
   );
   const scrub = db.prepare<[number, number]>(
     `UPDATE webhook_inbox SET payload = NULL WHERE company_id = ? AND candidate_id = ? AND status <> 'pending'`,
   );
   const prune = db.prepare<[string]>(`DELETE FROM webhook_inbox WHERE received_at < ? AND status <> 'pending'`);
-  const byId = db.prepare<[number], Row>('SELECT * FROM webhook_inbox WHERE event_id = ?');
-  const recent = db.prepare<[number], Row>('SELECT * FROM webhook_inbox ORDER BY event_id DESC LIMIT ?');
+  const byId = db.prepare<[number, number], Row>('SELECT * FROM webhook_inbox WHERE company_id = ? AND event_id = ?');
+  const recent = db.prepare<[number], Row>('SELECT * FROM webhook_inbox ORDER BY event_id DESC, company_id DESC LIMIT ?');
   const recentOf = db.prepare<[number, number], Row>('SELECT * FROM webhook_inbox WHERE company_id = ? ORDER BY event_id DESC LIMIT ?');
   const counts = db.prepare<[], { status: InboxStatus; n: number }>('SELECT status, count(*) AS n FROM webhook_inbox GROUP BY status');
 
   return {
     /**
-     * Stores the event unless its id is known. One statement: concurrent deliveries of the same
-     * event cannot both insert. Returns false for a duplicate (which is counted, not stored).
+     * Stores the event unless this company already sent its id. One statement: concurrent
+     * deliveries of the same event cannot both insert. Returns false for a duplicate (which is
+     * counted, not stored). The company is part of the key: event ids are one platform-wide
+     * sequence, and an id another company's event already used must not make this one a duplicate.
      */
     receive(event: ReceivedEvent): boolean {
       const payload = event.payload;
@@ -117,7 +124,7 @@ export function webhookInbox(db: Db, clock: Clock) {
         now: isoAt(clock.now()),
       });
       if (inserted.changes === 1) return true;
-      duplicate.run(event.id);
+      duplicate.run(event.companyId, event.id);
       return false;
     },
 
@@ -139,20 +146,20 @@ export function webhookInbox(db: Db, clock: Clock) {
     },
 
     /** Takes the event for one handling attempt until `leaseUntil`; false when another run has it. */
-    claim(eventId: number, leaseUntil: number): boolean {
+    claim(event: EventKey, leaseUntil: number): boolean {
       const now = isoAt(clock.now());
-      return claim.run(isoAt(leaseUntil), eventId, now).changes === 1;
+      return claim.run(isoAt(leaseUntil), event.companyId, event.id, now).changes === 1;
     },
 
     /** Handled: the outcome is kept for the dashboard, the payload (personal data) is dropped. */
-    handled(eventId: number, outcome: string): void {
-      handled.run(outcome.slice(0, 500), isoAt(clock.now()), eventId);
+    handled(event: EventKey, outcome: string): void {
+      handled.run(outcome.slice(0, 500), isoAt(clock.now()), event.companyId, event.id);
     },
 
     /** A failed attempt: retried at `retryAt`, or given up when it is null. */
-    failed(eventId: number, error: string, retryAt: number | null): void {
+    failed(event: EventKey, error: string, retryAt: number | null): void {
       const at = retryAt === null ? null : isoAt(retryAt);
-      failed.run(error.slice(0, 500), at, at, eventId);
+      failed.run(error.slice(0, 500), at, at, event.companyId, event.id);
     },
 
     /** Drops the payloads still kept (given-up events) that name this candidate. */
@@ -165,8 +172,9 @@ export function webhookInbox(db: Db, clock: Clock) {
       return prune.run(isoAt(before)).changes;
     },
 
-    find(eventId: number): InboxEntry | undefined {
-      const row = byId.get(eventId);
+    /** The event `eventId` of company `companyId` (ids are unique per company only). */
+    find(companyId: number, eventId: number): InboxEntry | undefined {
+      const row = byId.get(companyId, eventId);
       return row && toEntry(row);
     },
 

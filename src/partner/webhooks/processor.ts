@@ -48,7 +48,7 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
       let handled = 0;
       for (let due = inbox.due(BATCH); due.length > 0; due = inbox.due(BATCH)) {
         for (const event of due) {
-          if (!inbox.claim(event.id, clock.now() + LEASE_MS)) continue;
+          if (!inbox.claim(event, clock.now() + LEASE_MS)) continue;
           const handler = handlers[event.eventType] ?? recordEvent;
           try {
             const outcome = await handler(event, {
@@ -59,14 +59,14 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
               accountIds: accountsOf.all(event.companyId),
               cancelInvitation: deps.cancelInvitation,
             });
-            inbox.handled(event.id, outcome);
+            inbox.handled(event, outcome);
             handled += 1;
           } catch (err) {
             const attempt = event.attempts + 1;
             const hopeless = err instanceof ZodError || attempt >= MAX_HANDLER_ATTEMPTS;
             const delay = Math.min(MAX_RETRY_MS, BASE_RETRY_MS * 2 ** (attempt - 1)) * (0.5 + random() / 2);
             const retryAt = hopeless ? null : clock.now() + delay;
-            inbox.failed(event.id, describe(err), retryAt);
+            inbox.failed(event, describe(err), retryAt);
             logger.warn(
               { eventId: event.id, eventType: event.eventType, attempt, err: describe(err), retryAt: retryAt && new Date(retryAt).toISOString() },
               hopeless ? 'webhook event given up' : 'webhook handler failed; will retry',

@@ -60,7 +60,8 @@ const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).option
  *      anything else: missing, empty, wrong length, not hex, wrong secret, unknown company;
  *   4. JSON (400) — a signed body with `"test": true` (a "test payload") → 200, nothing stored;
  *   5. the envelope (422), and a payload naming another company than the URL (422);
- *   6. dedupe on the event id and store, in one statement → 200 (a duplicate: 200, nothing new);
+ *   6. dedupe on the company and event id and store, in one statement → 200 (a duplicate: 200,
+ *      nothing new);
  *   7. handling happens after the answer, by the processor, from the `webhook_inbox` table.
  */
 export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {

@@ -1,0 +1,114 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/partner/db/open.js';
+import { COMPANY, SECRET, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
+
+const OTHER = 2;
+const OTHER_SECRET = 'secret-of-company-two-0123456789';
+
+let partner: PartnerWebhooks;
+afterEach(() => partner?.close());
+
+const deliver = (companyId: number, body: string, secret: string) =>
+  request(partner.app).post(`/webhooks/platform/${companyId}`).set(signed(body, secret)).send(body).expect(200);
+const invitation = (reportId: string) =>
+  partner.db.prepare<[string], Record<string, unknown>>('SELECT first_name, email, status FROM invitations WHERE report_id = ?').get(reportId);
+
+/** candidate_deleted as the platform sends it to `companyId`. */
+const candidateDeleted = (companyId: number, id: number, candidateId: number) =>
+  envelope({
+    id,
+    companyId,
+    event_type: 'candidate_deleted',
+    event_subtype: 'manual',
+    payload: {
+      candidate: { id: candidateId, name: 'Ada Lovelace', emails: ['ada@example.com'], phones: [] },
+      company: { id: companyId, name: `Company ${companyId}` },
+      offers: [],
+    },
+  });
+
+describe('webhook events are deduplicated per company', () => {
+  it('an event id first used by another company does not suppress this company’s event: both are handled', async () => {
+    partner = partnerWebhooks();
+    partner.secrets.set(OTHER, [OTHER_SECRET]);
+    const [ours] = partner.invite(COMPANY, [17]);
+    const [theirs] = partner.invite(OTHER, [17]);
+
+    // A customer who knows its own secret sends an event with the id the platform will give next…
+    const first = await deliver(COMPANY, envelope({ id: 5000, companyId: COMPANY }), SECRET);
+    expect(first.body).toEqual({ ok: true });
+    // …and the other company's genuine event with that id arrives.
+    const genuine = await deliver(OTHER, candidateDeleted(OTHER, 5000, 17), OTHER_SECRET);
+    expect(genuine.body).toEqual({ ok: true });
+
+    expect(await partner.processor.runOnce()).toBe(2);
+    // Company 2's candidate is erased; company 1's candidate of the same id is not.
+    expect(invitation(theirs!)).toEqual({ first_name: '', email: '', status: 'canceled' });
+    expect(invitation(ours!)).toEqual({ first_name: 'Ada', email: 'candidate-17@example.com', status: 'sent' });
+    expect(partner.processor.inbox.find(OTHER, 5000)).toMatchObject({
+      companyId: OTHER,
+      eventType: 'candidate_deleted',
+      status: 'handled',
+      outcome: 'erased the personal data of 1 invitation(s); canceled 1 pending',
+    });
+    expect(partner.processor.inbox.find(COMPANY, 5000)).toMatchObject({ companyId: COMPANY, eventType: 'offer_published', status: 'handled' });
+  });
+
+  it('a redelivery within one company is still a duplicate, answered 200 and handled once', async () => {
+    partner = partnerWebhooks();
+    partner.secrets.set(OTHER, [OTHER_SECRET]);
+    const [theirs] = partner.invite(OTHER, [17]);
+    const event = candidateDeleted(OTHER, 5001, 17);
+    expect((await deliver(OTHER, event, OTHER_SECRET)).body).toEqual({ ok: true });
+    expect(await partner.processor.runOnce()).toBe(1);
+    expect((await deliver(OTHER, event, OTHER_SECRET)).body).toEqual({ ok: true, duplicate: true });
+    expect(await partner.processor.runOnce()).toBe(0);
+    expect(partner.reports.pendingOf(theirs!).map((u) => u.body)).toEqual([{ status: 'canceled' }]);
+    expect(partner.processor.inbox.find(OTHER, 5001)).toMatchObject({ status: 'handled', duplicates: 1 });
+    expect(partner.processor.inbox.list()).toHaveLength(1);
+  });
+
+  it('events stored before the upgrade are kept, still deduplicated, and the same id is accepted from another company', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'inbox-upgrade-'));
+    try {
+      // A database as the previous release left it: migrations up to 012.
+      const migrations = fileURLToPath(new URL('../../src/partner/db/migrations/', import.meta.url));
+      const older = path.join(dir, 'migrations-012');
+      mkdirSync(older);
+      for (const f of readdirSync(migrations).filter((f) => Number.parseInt(f, 10) <= 12)) copyFileSync(path.join(migrations, f), path.join(older, f));
+      const file = path.join(dir, 'partner.db');
+      const before = openDb(file, { migrationsDir: older });
+      before
+        .prepare(
+          `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, candidate_id,
+             payload, status, outcome, duplicates, received_at, handled_at)
+           VALUES (7000, 1, 'candidate_moved', 'disqualified', '2026-03-01T00:00:00.000Z', 1, 17, NULL, 'handled', 'done', 2,
+             '2026-03-01T00:00:01.000Z', '2026-03-01T00:00:02.000Z')`,
+        )
+        .run();
+      before.close();
+
+      const db = openDb(file);
+      try {
+        expect(db.prepare('SELECT event_id, company_id, status, outcome, duplicates FROM webhook_inbox').all()).toEqual([
+          { event_id: 7000, company_id: 1, status: 'handled', outcome: 'done', duplicates: 2 },
+        ]);
+        const insert = db.prepare(
+          `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, received_at)
+           VALUES (7000, ?, 'offer_published', 'manual', '2026-03-02T00:00:00.000Z', 1, '2026-03-02T00:00:00.000Z')`,
+        );
+        expect(insert.run(2).changes).toBe(1);
+        expect(() => insert.run(1)).toThrow(/UNIQUE|PRIMARY KEY/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
