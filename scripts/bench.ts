@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: the partner server against the bare node:http baseline in ../shared/bench/,
+ * `npm run bench`: the partner server against the bare node:http baseline (bench/baseline-server.mjs),
  * side by side in one run, on the same data (1,000 accounts × 20 tests, bound to companies).
  *
- * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and a
+ * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and an
  * evenly paced, open-loop 1,000 req/s load (latency under ordinary traffic). Servers are pinned to one core and
  * this process (the load generator) to the other when `taskset` works. Several rounds, medians
  * quoted; ratios are partner / baseline from this run, the only figures that mean anything on a
@@ -26,7 +26,7 @@ import { systemClock } from '../src/lib/clock.js';
 import { openDb } from '../src/partner/db/open.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const BASELINE = path.resolve(ROOT, '../shared/bench/baseline-server.mjs');
+const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
 const ACCOUNTS = 1000;
 const TESTS_PER_ACCOUNT = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
