@@ -27,10 +27,6 @@ describe('configuration of the invitation flow', () => {
     expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>' });
   });
 
-  it('when MAIL_DIR is still set from an older version, then it is ignored: e-mails are kept in the database', () => {
-    expect(loadConfig({ MAIL_DIR: '/srv/mail' }).mail).toEqual(loadConfig({}).mail);
-  });
-
   it('when NODE_ENV is production without a link secret or an admin credential, then start-up fails naming both', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toHaveLength(2);

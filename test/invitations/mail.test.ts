@@ -5,15 +5,15 @@ import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
 import { flowHarness, linkIn, sendBody } from './support.js';
 
 describe('invitation e-mail delivery', () => {
-  it('when the JSON transport sends an invitation, then the rendered e-mail is kept with its outbox row and no file is written', async () => {
+  it('when the JSON transport sends an invitation, then the rendered e-mail is kept with its outbox row', async () => {
     const h = await flowHarness();
     try {
       const c = h.customer('Acme', ['SQL basics']);
       const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
       await h.send(c.token, body);
       expect(await h.startAndMail()).toMatchObject({ sent: 1 });
-      const row = h.row('SELECT status, recipient, subject, message, file FROM mail_outbox WHERE report_id = ?', body.report_id)!;
-      expect(row).toMatchObject({ status: 'sent', recipient: 'grace@example.com', subject: 'Acme invites you to take the SQL basics test', file: null });
+      const row = h.row('SELECT status, recipient, subject, message FROM mail_outbox WHERE report_id = ?', body.report_id)!;
+      expect(row).toMatchObject({ status: 'sent', recipient: 'grace@example.com', subject: 'Acme invites you to take the SQL basics test' });
       const message = JSON.parse(row.message as string) as { from: unknown; to: unknown; subject: string; text: string; html: string };
       expect(message).toMatchObject({
         from: { name: 'Demo Assessments', address: 'no-reply@partner.localhost' },

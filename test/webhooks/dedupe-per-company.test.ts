@@ -1,10 +1,5 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/partner/db/open.js';
 import { COMPANY, SECRET, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
 
 const OTHER = 2;
@@ -73,42 +68,4 @@ describe('webhook events are deduplicated per company', () => {
     expect(partner.processor.inbox.list()).toHaveLength(1);
   });
 
-  it('events stored before the upgrade are kept, still deduplicated, and the same id is accepted from another company', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'inbox-upgrade-'));
-    try {
-      // A database as the previous release left it: migrations up to 012.
-      const migrations = fileURLToPath(new URL('../../src/partner/db/migrations/', import.meta.url));
-      const older = path.join(dir, 'migrations-012');
-      mkdirSync(older);
-      for (const f of readdirSync(migrations).filter((f) => Number.parseInt(f, 10) <= 12)) copyFileSync(path.join(migrations, f), path.join(older, f));
-      const file = path.join(dir, 'partner.db');
-      const before = openDb(file, { migrationsDir: older });
-      before
-        .prepare(
-          `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, candidate_id,
-             payload, status, outcome, duplicates, received_at, handled_at)
-           VALUES (7000, 1, 'candidate_moved', 'disqualified', '2026-03-01T00:00:00.000Z', 1, 17, NULL, 'handled', 'done', 2,
-             '2026-03-01T00:00:01.000Z', '2026-03-01T00:00:02.000Z')`,
-        )
-        .run();
-      before.close();
-
-      const db = openDb(file);
-      try {
-        expect(db.prepare('SELECT event_id, company_id, status, outcome, duplicates FROM webhook_inbox').all()).toEqual([
-          { event_id: 7000, company_id: 1, status: 'handled', outcome: 'done', duplicates: 2 },
-        ]);
-        const insert = db.prepare(
-          `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, received_at)
-           VALUES (7000, ?, 'offer_published', 'manual', '2026-03-02T00:00:00.000Z', 1, '2026-03-02T00:00:00.000Z')`,
-        );
-        expect(insert.run(2).changes).toBe(1);
-        expect(() => insert.run(1)).toThrow(/UNIQUE|PRIMARY KEY/);
-      } finally {
-        db.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
 });

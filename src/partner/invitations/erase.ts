@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { Db } from '../../lib/db.js';
@@ -8,11 +7,6 @@ export interface ErasedCandidate {
   reportIds: string[];
   /** E-mails sent to them whose recipient, subject and kept message were blanked. */
   mails: number;
-  /**
-   * Files that the JSON transport wrote before e-mails were kept in the database (migration 011)
-   * and that could not be deleted: the operator must remove them.
-   */
-  oldMailFilesLeft: string[];
 }
 
 /**
@@ -22,16 +16,13 @@ export interface ErasedCandidate {
  * them — all in one transaction. The rows stay, with their ids, statuses, scores and dates, so
  * reports, deliveries and the dashboard's counts stay consistent. Only the invitations of the
  * given accounts (those bound to the company) are touched. Running it again changes nothing.
- *
- * An e-mail sent before messages were kept in the database may still be a file in the old
- * MAIL_DIR; that file is deleted after the commit.
  */
 export function eraseCandidatePersonalData(
   db: Db,
   clock: Clock,
   target: { companyId: number; candidateId: number; accountIds: readonly number[] },
 ): ErasedCandidate {
-  if (target.accountIds.length === 0) return { reportIds: [], mails: 0, oldMailFilesLeft: [] };
+  if (target.accountIds.length === 0) return { reportIds: [], mails: 0 };
   const accounts = target.accountIds.map(() => '?').join(', ');
   const reportsOf = db
     .prepare<(number | string)[], string>(
@@ -42,45 +33,26 @@ export function eraseCandidatePersonalData(
     `UPDATE invitations SET first_name = '', last_name = '', email = '', phone = NULL, extra_inputs = '{}', updated_at = ?
       WHERE report_id = ?`,
   );
-  const mailTable = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'mail_outbox'").pluck().get();
-  const mailsOf = mailTable
-    ? db.prepare<[string], { file: string | null }>(
-        `SELECT file FROM mail_outbox
-          WHERE report_id = ? AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL OR file IS NOT NULL)`,
-      )
-    : undefined;
-  const eraseMail = mailTable
-    ? db.prepare<[string, string]>(
-        `UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL, file = NULL, last_error = NULL, updated_at = ?
-          WHERE report_id = ?`,
-      )
-    : undefined;
+  const countMails = db
+    .prepare<[string], number>(
+      `SELECT count(*) FROM mail_outbox
+        WHERE report_id = ? AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL)`,
+    )
+    .pluck();
+  const eraseMail = db.prepare<[string, string]>(
+    `UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL, last_error = NULL, updated_at = ?
+      WHERE report_id = ?`,
+  );
 
-  const { reportIds, mails, files } = db.transaction(() => {
+  return db.transaction(() => {
     const now = isoAt(clock.now());
-    const ids = reportsOf.all(target.companyId, target.candidateId, ...target.accountIds);
+    const reportIds = reportsOf.all(target.companyId, target.candidateId, ...target.accountIds);
     let mails = 0;
-    const files: string[] = [];
-    for (const reportId of ids) {
+    for (const reportId of reportIds) {
       eraseInvitation.run(now, reportId);
-      if (mailsOf && eraseMail) {
-        for (const { file } of mailsOf.all(reportId)) {
-          mails += 1;
-          if (file) files.push(file);
-        }
-        eraseMail.run(now, reportId);
-      }
+      mails += countMails.get(reportId) ?? 0;
+      eraseMail.run(now, reportId);
     }
-    return { reportIds: ids, mails, files };
+    return { reportIds, mails };
   })();
-  // After the commit: an old file that cannot be removed must not undo the erasure of the rows.
-  const oldMailFilesLeft: string[] = [];
-  for (const file of files) {
-    try {
-      rmSync(file, { force: true });
-    } catch {
-      oldMailFilesLeft.push(file);
-    }
-  }
-  return { reportIds, mails, oldMailFilesLeft };
 }

@@ -20,8 +20,6 @@ export interface QueuedMail {
   messageId: string | null;
   /** The e-mail as the JSON transport rendered it (JSON text); null for SMTP, before sending and once erased. */
   message: string | null;
-  /** Where the JSON transport wrote the e-mail, for rows sent before messages were kept in the row (migration 011). */
-  file: string | null;
   sentAt: string | null;
   createdAt: string;
 }
@@ -39,7 +37,6 @@ interface Row {
   subject: string | null;
   message_id: string | null;
   message: string | null;
-  file: string | null;
   sent_at: string | null;
   created_at: string;
 }
@@ -132,7 +129,6 @@ function toMail(r: Row): QueuedMail {
     subject: r.subject,
     messageId: r.message_id,
     message: r.message,
-    file: r.file,
     sentAt: r.sent_at,
     createdAt: r.created_at,
   };

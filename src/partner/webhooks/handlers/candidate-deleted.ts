@@ -27,11 +27,5 @@ export const candidateDeleted: WebhookHandler = (event, ctx) => {
     },
     'erased the personal data of a candidate deleted on the platform',
   );
-  if (erased.oldMailFilesLeft.length) {
-    ctx.logger.warn(
-      { eventId: event.id, files: erased.oldMailFilesLeft },
-      'could not delete e-mail files (written before e-mails were kept in the database) of an erased candidate; remove them by hand',
-    );
-  }
   return `erased the personal data of ${erased.reportIds.length} invitation(s); canceled ${canceled.length} pending`;
 };
