@@ -36,7 +36,6 @@ import { sandboxRouter } from './sandbox/routes.js';
 import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { webhooksRouter } from './webhooks/routes.js';
-import { helmetHeaders } from '../lib/http/security-headers.js';
 
 export interface MockPlatformDeps {
   /** From `openMockDb()`; seeded or not, as the caller decides. */
@@ -188,6 +187,6 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   );
 
   app.use(notFoundHandler);
-  app.use(errorHandler(logger, helmetHeaders()));
+  app.use(errorHandler(logger));
   return app;
 }

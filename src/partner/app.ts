@@ -10,7 +10,6 @@ import type { Db } from '../lib/db.js';
 import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
-import { helmetHeaders } from '../lib/http/security-headers.js';
 import { invitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
@@ -62,7 +61,6 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
 
-  const securityHeaders = helmetHeaders();
   const accounts = accountStore(db, clock);
   const invitations = invitationStore(db, clock);
   const reports = reportOutbox(db, clock);
@@ -70,8 +68,9 @@ export function createApp(deps: AppDeps): Express {
   const lifecycle = invitationLifecycle({ db, clock, kind: provider.kind, reports, mail, links: web?.links, wake: deps.onQueued });
 
   app.use(requestLog(logger, deps.logDestination));
+  // Security headers on every answer, the callbacks' and errors included, and on any route added below.
+  app.use(helmet());
 
-  // The platform's callbacks come first and set helmet's headers themselves, in one write.
   registerCallbacks(app, '/callbacks', {
     accounts,
     invitations,
@@ -79,7 +78,6 @@ export function createApp(deps: AppDeps): Express {
     lifecycle,
     provider,
     bodyLimitBytes: config.bodyLimitBytes,
-    securityHeaders,
     onInvitationCreated: deps.onInvitationCreated,
   });
 
@@ -90,11 +88,8 @@ export function createApp(deps: AppDeps): Express {
     logger,
     secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
     bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
-    securityHeaders,
     onStored: deps.onWebhookStored,
   });
-
-  app.use(helmet());
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
@@ -125,6 +120,6 @@ export function createApp(deps: AppDeps): Express {
   }
 
   app.use(notFoundHandler);
-  app.use(errorHandler(logger, securityHeaders));
+  app.use(errorHandler(logger));
   return app;
 }

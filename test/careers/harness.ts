@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import type { Clock } from '../../src/lib/clock.js';
 import type { WebhookEventType } from '../../src/contract/decisions.js';
 import type { Db } from '../../src/lib/db.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
-import { createLogger, type Logger } from '../../src/lib/http/logger.js';
+import { createLogger } from '../../src/lib/http/logger.js';
 import { seedCareers } from '../../src/mock-platform/careers/seed.js';
 import { careersRouter } from '../../src/mock-platform/careers/routes.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
@@ -66,7 +66,7 @@ export function careersHarness(options: { events?: PlatformEvents } = {}): Caree
     careersRouter({ db, clock, mail, events: options.events ?? recorder, uploadsDir, publicUrl: PUBLIC_URL, logger }),
   );
   app.use(notFoundHandler);
-  app.use(sharedErrorHandler(logger));
+  app.use(errorHandler(logger));
 
   return {
     app,
@@ -85,13 +85,6 @@ export function careersHarness(options: { events?: PlatformEvents } = {}): Caree
   };
 }
 
-/**
- * The app's own error handler. Its second parameter (the security headers it repeats on errors) is
- * recent; passing none keeps this harness working with either shape.
- */
-function sharedErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (errorHandler as (logger: Logger, securityHeaders?: readonly string[]) => ErrorRequestHandler)(logger, []);
-}
 
 function listFiles(root: string, dir = root): string[] {
   if (!existsSync(dir)) return [];

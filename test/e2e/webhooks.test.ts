@@ -11,7 +11,6 @@ import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
-import { helmetHeaders } from '../../src/lib/http/security-headers.js';
 import { backgroundLoop } from '../../src/partner/invitations/background.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
@@ -79,7 +78,6 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
     logger,
     secrets: (companyId) => webhookSecrets.get(companyId) ?? [],
     bodyLimitBytes: 256 * 1024,
-    securityHeaders: helmetHeaders(),
     onStored: () => webhooks.kick(),
   });
   app.use(parts.app);

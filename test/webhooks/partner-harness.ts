@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,6 @@ import { signWebhookBody } from '../../src/contract/signature.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
-import { helmetHeaders } from '../../src/lib/http/security-headers.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
 import { invitationStore, type InvitationStore } from '../../src/partner/invitations/store.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
@@ -61,18 +61,17 @@ export function partnerWebhooks(
   let stored = 0;
 
   const app = express();
-  const securityHeaders = helmetHeaders();
+  app.use(helmet());
   registerWebhookReceiver(app, {
     db,
     clock,
     logger,
     secrets: (companyId) => secrets.get(companyId) ?? [],
     bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
-    securityHeaders,
     onStored: () => void (stored += 1),
   });
   app.use(notFoundHandler);
-  app.use(errorHandler(logger, securityHeaders));
+  app.use(errorHandler(logger));
 
   const processor = webhookProcessor({
     db,

@@ -5,12 +5,21 @@ import { AppError, notFound } from '../errors.js';
 /** Unknown routes answer 404 in the contract's JSON shape. */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(notFound());
 
+/** How the body parsers' (`express.json`, `express.raw`) errors read in the contract's shape. */
+const BODY_ERRORS: Record<string, string> = {
+  'entity.parse.failed': 'Malformed JSON body',
+  'entity.too.large': 'Request body too large',
+  'charset.unsupported': 'Content-Type must be application/json; charset=utf-8',
+  'encoding.unsupported': 'Content-Encoding is not supported: send the body uncompressed',
+  'request.aborted': 'The request body was not received in full',
+};
+
 /**
- * The one place errors become responses. `AppError`s carry their status; body-parser style errors
- * (from any `express.json()` a fork adds) are mapped by their `status`; anything else is a bug:
- * logged with its stack, answered 500 with a generic message.
+ * The one place errors become responses. `AppError`s carry their status; the body parsers' errors
+ * are mapped by their `status` and `type`; anything else is a bug: logged with its stack,
+ * answered 500 with a generic message.
  */
-export function errorHandler(logger: Logger, securityHeaders: readonly string[]): ErrorRequestHandler {
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     let status: number;
@@ -20,21 +29,19 @@ export function errorHandler(logger: Logger, securityHeaders: readonly string[])
       body = err.fields ? { error: err.message, errors: err.fields } : { error: err.message };
     } else if (isClientHttpError(err)) {
       status = err.status;
-      body = { error: err.expose && err.message ? err.message : 'Bad Request' };
+      body = { error: BODY_ERRORS[err.type ?? ''] ?? (err.expose && err.message ? err.message : 'Bad Request') };
     } else {
       status = 500;
       body = { error: 'Internal Server Error' };
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     }
-    // Errors can come from routes that skipped the helmet middleware (the callbacks).
-    for (let i = 0; i < securityHeaders.length; i += 2) res.setHeader(securityHeaders[i]!, securityHeaders[i + 1]!);
     // A body we refused to read may still be arriving: close the connection after answering.
     if (status === 413) res.set('Connection', 'close');
     res.status(status).json(body);
   };
 }
 
-function isClientHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {
+function isClientHttpError(err: unknown): err is { status: number; message: string; expose?: boolean; type?: string } {
   const status = (err as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
 }

@@ -3,7 +3,6 @@ import type { Account, AccountStore } from '../accounts/store.js';
 import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
 import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
 import { jsonBody } from '../../lib/http/json-body.js';
-import { jsonWriter } from '../http/respond.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { CreateOutcome, InvitationStore, NewInvitation } from '../invitations/store.js';
@@ -21,8 +20,6 @@ export interface CallbackDeps {
   lifecycle: Pick<InvitationLifecycle, 'cancel'>;
   provider: Provider;
   bodyLimitBytes: number;
-  /** Security headers for every answer, as captured from helmet (`http/security-headers.ts`). */
-  securityHeaders: readonly string[];
   /** Told about each new invitation so its start need not wait for the next poll. */
   onInvitationCreated?: (reportId: string) => void;
 }
@@ -31,14 +28,10 @@ export interface CallbackDeps {
  * The partner's callbacks (platform-contract.md §4), each authenticated by the customer token the
  * platform sends as `Authorization: Bearer`. 401/403 mean "invalid token" to the platform and are
  * used for token problems only; other 4xx carry a message the platform shows its user.
- *
- * They are the hot path, so they are registered as plain routes on the app under `base` (a nested
- * Router costs a second dispatch per request) and answer through `jsonWriter` in one write.
  */
 export function registerCallbacks(app: Express, base: string, deps: CallbackDeps): void {
-  const { accounts, invitations, provider, securityHeaders } = deps;
+  const { accounts, invitations, provider } = deps;
   const json = jsonBody(deps.bodyLimitBytes);
-  const reply = jsonWriter(securityHeaders);
 
   const authenticate: RequestHandler = (req, res, next) => {
     const header = req.headers.authorization;
@@ -61,14 +54,14 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
         throw forbidden('This token is already connected to another company');
       }
     }
-    reply(res, 200, OK);
+    res.json({ ok: true });
   };
   app.post(`${base}/validate_token`, authenticate, json, validateToken);
   app.get(`${base}/validate_token`, authenticate, validateToken);
 
   // §4.2 — a bare array, [] when the account has no tests.
   app.get(`${base}/tests`, authenticate, async (_req, res) => {
-    reply(res, 200, await provider.listTests(accountOf(res)));
+    res.json(await provider.listTests(accountOf(res)));
   });
 
   // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.
@@ -96,7 +89,7 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     });
     if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
     if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
-    reply(res, 201, { id: body.report_id, status: 'sent' });
+    res.status(201).json({ id: body.report_id, status: 'sent' });
   });
 
   // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it. The
@@ -116,8 +109,6 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
         throw conflict(`The test was already ${outcome} and can no longer be canceled`);
       }
     }
-    reply(res, 200, { id: invitation.reportId, status: 'canceled' });
+    res.json({ id: invitation.reportId, status: 'canceled' });
   });
 }
-
-const OK = JSON.stringify({ ok: true });

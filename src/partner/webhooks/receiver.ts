@@ -1,16 +1,14 @@
-import type { ErrorRequestHandler, Express, RequestHandler, Response } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { WEBHOOK_SIGNATURE_HEADER } from '../../contract/decisions.js';
 import { WebhookEnvelope } from '../../contract/schemas.js';
 import { verifyWebhookSignature } from '../../contract/signature.js';
 import type { Db } from '../../lib/db.js';
-import { AppError, badRequest, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import { badRequest, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
-import { jsonWriter } from '../http/respond.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { webhookInbox } from './inbox.js';
-import { rawBody } from './raw-body.js';
 import type { WebhookSecrets } from './secrets.js';
 
 /** [kit decision] Where the platform delivers; each company's configuration points at `{path}/{company_id}`. */
@@ -24,8 +22,6 @@ export interface WebhookReceiverDeps {
   secrets: WebhookSecrets;
   /** Largest body accepted; events are small JSON documents. */
   bodyLimitBytes: number;
-  /** Security headers for every answer, as captured from helmet (`http/security-headers.ts`). */
-  securityHeaders: readonly string[];
   /** Told after an event was stored, so the processor need not wait for its next poll. */
   onStored?: () => void;
   path?: string;
@@ -65,26 +61,19 @@ const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).option
  *   7. handling happens after the answer, by the processor, from the `webhook_inbox` table.
  */
 export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {
-  const { logger, secrets, securityHeaders } = deps;
+  const { logger, secrets } = deps;
   const inbox = webhookInbox(deps.db, deps.clock);
-  const writeJson = jsonWriter(securityHeaders);
-  const reply = (res: Response, body: unknown) => writeJson(res, 200, body);
-  // The route answers its own refusals in the contract's shape, wherever it is mounted; anything
-  // else (a bug) goes on to the app's error handler.
-  const refusals: ErrorRequestHandler = (err, _req, res, next) => {
-    if (!(err instanceof AppError) || res.headersSent) return next(err);
-    // A body we refused to read may still be arriving: close the connection after answering.
-    if (err.status === 413) res.setHeader('Connection', 'close');
-    writeJson(res, err.status, err.fields ? { error: err.message, errors: err.fields } : { error: err.message });
-  };
+  // The exact bytes sent, whatever their declared type: anything that changes a byte (decoding,
+  // decompressing) would break the signature, so a compressed body is refused (415).
+  const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes, inflate: false });
 
   const receive: RequestHandler = (req, res) => {
-    const raw = res.locals.rawBody as Buffer;
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const companyParam = String(req.params.companyId);
     if (!/^[1-9]\d{0,15}$/.test(companyParam)) throw notFound();
     const companyId = Number(companyParam);
 
-    if (raw.length <= 64 && TEST_PING.test(raw.toString('latin1'))) return reply(res, OK);
+    if (raw.length <= 64 && TEST_PING.test(raw.toString('latin1'))) return void res.json({ ok: true });
 
     const known = secrets(companyId);
     if (!verifyWebhookSignature(known, raw, req.headers[WEBHOOK_SIGNATURE_HEADER])) {
@@ -98,7 +87,7 @@ export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps)
     } catch {
       throw badRequest('Malformed JSON body');
     }
-    if ((body as { test?: unknown } | null)?.test === true) return reply(res, OK);
+    if ((body as { test?: unknown } | null)?.test === true) return void res.json({ ok: true });
 
     const envelope = parseOr422(ReceivedEnvelope, body);
     const named = CompanyOfPayload.safeParse(envelope.payload);
@@ -117,12 +106,9 @@ export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps)
       attemptCount: envelope.attempt_count,
       payload: envelope.payload,
     });
-    reply(res, stored ? OK : DUPLICATE);
+    res.json(stored ? { ok: true } : { ok: true, duplicate: true });
     if (stored) deps.onStored?.();
   };
 
-  app.post(`${deps.path ?? WEBHOOK_PATH}/:companyId`, rawBody(deps.bodyLimitBytes), receive, refusals);
+  app.post(`${deps.path ?? WEBHOOK_PATH}/:companyId`, rawBody, receive);
 }
-
-const OK = JSON.stringify({ ok: true });
-const DUPLICATE = JSON.stringify({ ok: true, duplicate: true });
