@@ -19,16 +19,10 @@ export function openSqlite(file: string, migrationsDir: string): Db {
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
   db.pragma('synchronous = NORMAL');
-  // SQLite's default page cache is 2 MB. Several indexes are keyed by the platform's random report
-  // ids (the invitations', the outboxes'), so every send touches pages all over them: with a cache
-  // that holds their upper levels and recent leaves, those are not read again on every send. The
-  // cache is allocated as it fills.
+  // Performance (docs/performance.md): a 64 MB page cache instead of SQLite's 2 MB keeps the random
+  // report-id indexes' pages in memory; checkpoints every 500 WAL pages instead of 1,000 halve each
+  // checkpoint's stall of the event loop.
   db.pragma('cache_size = -65536');
-  // A commit that takes the WAL past this many pages also copies them into the database file (a
-  // checkpoint), stalling the event loop meanwhile. SQLite's default, 1,000, made stalls of 5–15 ms
-  // at the rate sends write; at 500 each copies half as much, and the partner's p99 under load
-  // went from 23 to 17–20 ms, paced from 16 to 7–9 ms, with the same throughput. At 250 the extra
-  // checkpoints' fsyncs cost a quarter of the throughput (benchmark, README).
   db.pragma('wal_autocheckpoint = 500');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

@@ -17,7 +17,7 @@ import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
-import { appServer } from '../lib/http/app-server.js';
+import { appServer } from '../lib/perf/app-server.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */

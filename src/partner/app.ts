@@ -5,7 +5,7 @@ import { accountStore } from './accounts/store.js';
 import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
-import { groupCommit } from './db/group-commit.js';
+import { groupCommit } from '../lib/perf/group-commit.js';
 import type { Db } from '../lib/db.js';
 import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';

@@ -24,7 +24,7 @@ import { reportOutbox } from './reports/outbox.js';
 import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
 import { webhookProcessor } from './webhooks/processor.js';
 import { loadEnvFile } from '../lib/env-file.js';
-import { appServer } from '../lib/http/app-server.js';
+import { appServer } from '../lib/perf/app-server.js';
 
 /** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
 export interface MainOverrides {

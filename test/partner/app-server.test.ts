@@ -2,7 +2,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appServer } from '../../src/lib/http/app-server.js';
+import { appServer } from '../../src/lib/perf/app-server.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupCommit } from '../../src/partner/db/group-commit.js';
+import { groupCommit } from '../../src/lib/perf/group-commit.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { Db } from '../../lib/db.js';
-import { readCache } from '../db/read-cache.js';
+import { readCache } from '../../lib/perf/read-cache.js';
 import { issueToken, parseToken, tokenMatches } from './tokens.js';
 
 export interface Account {

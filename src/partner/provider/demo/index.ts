@@ -3,7 +3,7 @@ import type { Clock } from '../../../lib/clock.js';
 import { isoAt } from '../../../lib/clock.js';
 import type { PartnerKind } from '../../../contract/decisions.js';
 import type { Db } from '../../../lib/db.js';
-import { readCache } from '../../db/read-cache.js';
+import { readCache } from '../../../lib/perf/read-cache.js';
 import { AppError } from '../../../lib/errors.js';
 import type {
   CandidateTask,

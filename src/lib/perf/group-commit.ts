@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db.js';
+import type { Db } from '../db.js';
 
 /**
  * Group commit: the writes asked for during one turn of the event loop run together at the end of

@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db.js';
+import type { Db } from '../db.js';
 
 /**
  * A bounded in-memory cache of reads from the accounts, tokens and tests tables. Triggers bump
