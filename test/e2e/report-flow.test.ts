@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
@@ -13,6 +13,7 @@ import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-plat
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 import { storedMails } from '../invitations/support.js';
+import { launchChromium } from '../support/browser.js';
 import { eventually, present } from '../support/eventually.js';
 import { ACME, ADA, registerManifest } from './support.js';
 
@@ -60,10 +61,7 @@ beforeAll(async () => {
   const { account, token } = accountStore(db, systemClock).create('Acme Corp');
   testId = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals'])[0]!.id;
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
