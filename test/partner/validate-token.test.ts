@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { bearer, countTokenLookups, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('validate_token', () => {
   let h: PartnerHarness;
@@ -74,7 +74,10 @@ describe('validate_token', () => {
     expect(companyOf(c.accountId).company_id).toBeNull();
   });
 
-  it('when one character of a valid token is changed, then the checksum refuses it with 401', async () => {
+  it('when one character of a valid token is changed, then the checksum refuses it with 401, before any lookup', async () => {
+    h.close();
+    let lookups = { count: 0 };
+    h = partnerHarness({ beforeApp: (db) => (lookups = countTokenLookups(db)) });
     const c = h.customer('Acme');
     const last = c.token.at(-1) === 'a' ? 'b' : 'a';
     const res = await request(h.app)
@@ -82,6 +85,10 @@ describe('validate_token', () => {
       .set(bearer(c.token.slice(0, -1) + last))
       .send({ company_id: 3 });
     expect(res.status).toBe(401);
+    expect(lookups.count).toBe(0);
+    // The same request with the token as issued is looked up (and accepted).
+    expect((await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 })).status).toBe(200);
+    expect(lookups.count).toBe(1);
   });
 
   it.each([['abc'], [-1], [0], [1.5], [{}]])('when company_id is %j, then it answers 422 and binds nothing', async (bad) => {
