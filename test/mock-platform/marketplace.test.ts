@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SendCandidateBody } from '../../src/contract/schemas.js';
 import { REFUSED_URL } from '../support/net.js';
-import { ACME, ADA, ALAN, GLOBEX, json, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
+import { ACME, ADA, ALAN, GLOBEX, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
 let platform: ReturnType<typeof mockPlatform>;
@@ -302,7 +302,7 @@ describe('send (send_candidate)', () => {
 describe('cancel (report.urls.cancel)', () => {
   let secret: string;
   beforeEach(async () => {
-    partner.close();
+    await partner.close();
     partner = await stubPartner();
     platform = mockPlatform({ callbackTimeoutMs: 300 });
     secret = await register(platform.app, 'skill-check', partner.urls);
