@@ -17,6 +17,19 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error', 'warn'] }],
     },
   },
+  // Rules that need the types, for the TypeScript files: a promise nobody awaits loses its error
+  // (an unhandled rejection ends the process), and a promise where a callback's result is ignored
+  // (an Express handler, an event listener) is never awaited by its caller either.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  // Plain JavaScript (this file, the build's copy script) is linted without type information.
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
   // The boundaries `ls src` shows: the partner is deployed without the mock; the mock stands for the
   // platform and knows the partner only through the contract; the shared library and the contract
   // belong to neither half.

@@ -7,7 +7,8 @@
  * restarts; the mock's is in memory, so every start registers and integrates again.
  *
  * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server, MOCK_PORT
- * (default 4000), PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
+ * (default 4000), PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST. PORT=0 and MOCK_PORT=0
+ * let the system pick free ports; the banner shows which.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,7 +52,8 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
   if (!dev.success) throw new ConfigError(dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? './data/partner.db' };
   const base = loadConfig(partnerEnv);
-  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+  // Checked before anything starts, so a mistake in the manifest is reported first.
+  loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
 
   const mock = await startMockPlatform({ port: dev.data.MOCK_PORT, host: base.host, logLevel: base.logLevel });
   const stops: (() => Promise<void>)[] = [() => mock.close()];
@@ -59,17 +61,21 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const registered = await registerPartner({
-      platformUrl: mock.url,
-      codename: dev.data.PARTNER_CODENAME,
-      companyId: SANDBOX_COMPANY.id,
-      apiToken: SANDBOX_TOKEN,
-      partner: manifest,
-    });
-    if (!registered.ok) {
-      const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
-      throw new Error(describeResult(registered, target));
-    }
+    const register = async (publicUrl: string) => {
+      const registered = await registerPartner({
+        platformUrl: mock.url,
+        codename: dev.data.PARTNER_CODENAME,
+        companyId: SANDBOX_COMPANY.id,
+        apiToken: SANDBOX_TOKEN,
+        partner: loadManifest(dev.data.PARTNER_MANIFEST, publicUrl),
+      });
+      if (!registered.ok) {
+        const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
+        throw new Error(describeResult(registered, target));
+      }
+      return registered;
+    };
+    const registered = await register(base.publicUrl);
 
     // The platform's URL, the codename, the secret and the registered kind are what the partner
     // needs to send report updates the platform accepts.
@@ -82,6 +88,9 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     });
     const partner = await main(config);
     stops.push(() => partner.close());
+    // With PORT=0 the partner has only now been given its port: register its real URLs (posting
+    // again keeps the secret it already runs with).
+    if (partner.publicUrl !== base.publicUrl) await register(partner.publicUrl);
     const address = partner.server.address();
     const partnerUrl = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
 

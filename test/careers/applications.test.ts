@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { apply, ENCODINGS, file, jsonFile, type ApplicationSpec } from './client.js';
 import { careersHarness, type CareersHarness } from './harness.js';
 
@@ -235,7 +236,7 @@ describe('uploads', () => {
     h = careersHarness();
     const res = await apply(h.app, 'multipart-escaped', BACKEND, BACKEND_APPLICATION).expect(201);
     expect(res.body.candidate.cv).toMatchObject({ name: 'cv.pdf', status: 'processing' });
-    await vi.waitFor(() => expect(fileRows().map((r) => r.status)).toEqual(['stored', 'stored', 'stored']));
+    await eventually(() => expect(fileRows().map((r) => r.status)).toEqual(['stored', 'stored', 'stored']), { what: 'the files to be stored' });
     const rows = fileRows();
     expect(readFileSync(path.join(h.uploadsDir, rows[0]!.path!))).toEqual(CV.data);
     expect(h.filesOnDisk().sort()).toEqual(rows.map((r) => r.path).sort());

@@ -61,7 +61,9 @@ export function apply(app: Express, encoding: Encoding, path: string, spec: Appl
     req.field(key(`${prefix}[open_question_id]`), String(a.open_question_id));
     if (a.content !== undefined) req.field(key(`${prefix}[content]`), text(a.content));
     if (a.flag !== undefined) req.field(key(`${prefix}[flag]`), text(a.flag));
-    a.multi_content?.forEach((v, j) => req.field(key(`${prefix}[multi_content][${j}]`), text(v)));
+    a.multi_content?.forEach((v, j) => {
+      req.field(key(`${prefix}[multi_content][${j}]`), text(v));
+    });
     if (typeof a.file === 'string') req.field(key(`${prefix}[file]`), a.file);
     else if (a.file) req.attach(key(`${prefix}[file]`), a.file.data, { filename: a.file.name, contentType: a.file.type });
   });

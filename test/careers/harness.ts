@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import type { WebhookEventType } from '../../src/contract/decisions.js';
 import type { Db } from '../../src/lib/db.js';
@@ -15,6 +15,7 @@ import { openMockDb } from '../../src/mock-platform/db.js';
 import type { PlatformEvents } from '../../src/mock-platform/events.js';
 import { mailLog, type MailLog } from '../../src/mock-platform/mail.js';
 import { seedCompanies } from '../../src/mock-platform/seed.js';
+import { eventually } from '../support/eventually.js';
 
 export const PUBLIC_URL = 'http://mock.test';
 export const NOW = Date.parse('2026-11-01T09:00:00Z');
@@ -78,7 +79,7 @@ export function careersHarness(options: { events?: PlatformEvents } = {}): Caree
     count: (table) => db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n,
     async close() {
       const processing = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM uploaded_files WHERE status = 'processing'");
-      await vi.waitFor(() => expect(processing.get()!.n).toBe(0), { timeout: 5_000 });
+      await eventually(() => expect(processing.get()!.n).toBe(0), { what: 'uploads still processing to finish', timeoutMs: 5_000 });
       db.close();
       rmSync(uploadsDir, { recursive: true, force: true });
     },

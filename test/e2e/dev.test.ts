@@ -5,18 +5,18 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
 import { startSandbox } from '../../scripts/dev.js';
-import { ACME, ADA, freePort } from './support.js';
+import { ACME, ADA } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `npm run dev` as a function, on free ports, with the partner database in a fresh folder. */
+/** `npm run dev` as a function, on ports the system picks (PORT=0), with the partner database in a fresh folder. */
 async function start() {
   return startSandbox({
     PATH: process.env.PATH,
     DATABASE_PATH: path.join(dir, 'partner.db'),
-    PORT: String(await freePort()),
-    MOCK_PORT: String(await freePort()),
+    PORT: '0',
+    MOCK_PORT: '0',
     LOG_LEVEL: 'silent',
   });
 }

@@ -15,7 +15,8 @@ import {
   loadRegisterOptions,
   registerPartner,
 } from '../../scripts/register-partner.js';
-import { ACME, GLOBEX, freePort, startMock } from './support.js';
+import { REFUSED_URL } from '../support/net.js';
+import { ACME, GLOBEX, startMock } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = loadManifest(DEFAULT_MANIFEST, 'http://127.0.0.1:3000');
@@ -83,8 +84,7 @@ describe('registerPartner', () => {
   });
 
   it('reports an unreachable platform', async () => {
-    const port = await freePort();
-    const result = await registerPartner(options('reg-down', { platformUrl: `http://127.0.0.1:${port}` }));
+    const result = await registerPartner(options('reg-down', { platformUrl: REFUSED_URL }));
     expect(result).toMatchObject({ ok: false, reason: 'unreachable' });
     expect(describeResult(result, options('reg-down'))).toMatch(/Could not reach the platform at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
   });

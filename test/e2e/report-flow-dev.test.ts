@@ -5,7 +5,8 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../scripts/dev.js';
 import { storedMails } from '../invitations/support.js';
-import { ACME, ADA, freePort } from './support.js';
+import { eventually } from '../support/eventually.js';
+import { ACME, ADA } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,8 +16,8 @@ describe('npm run dev delivers report updates to the mock', () => {
     const sandbox = await startSandbox({
       PATH: process.env.PATH,
       DATABASE_PATH: path.join(dir, 'partner.db'),
-      PORT: String(await freePort()),
-      MOCK_PORT: String(await freePort()),
+      PORT: '0',
+      MOCK_PORT: '0',
       LOG_LEVEL: 'silent',
     });
     try {
@@ -28,23 +29,28 @@ describe('npm run dev delivers report updates to the mock', () => {
         .expect(201);
       const reportId: string = sent.body.report.id;
 
-      const deadline = Date.now() + 15_000;
-      let urls: Record<string, string> = {};
-      while (!urls.cancel && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        urls = (await request(sandbox.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200)).body.report.urls;
-      }
+      const urls = await eventually(
+        async () => {
+          const res = await request(sandbox.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
+          const links = res.body.report.urls as Record<string, string>;
+          expect(links.cancel).toBeDefined();
+          return links;
+        },
+        { what: 'the links on the report', timeoutMs: 15_000, intervalMs: 100 },
+      );
       expect(urls).toEqual({
         show: expect.stringMatching(new RegExp(`^${sandbox.partnerUrl}/results\\?token=`)),
         cancel: `${sandbox.partnerUrl}/callbacks/reports/${reportId}/cancel`,
       });
       // The sender runs beside the report delivery: wait for the e-mail too.
-      let mails = storedMails(path.join(dir, 'partner.db'));
-      while (mails.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        mails = storedMails(path.join(dir, 'partner.db'));
-      }
-      expect(mails).toHaveLength(1);
+      const mails = await eventually(
+        () => {
+          const stored = storedMails(path.join(dir, 'partner.db'));
+          expect(stored).toHaveLength(1);
+          return stored;
+        },
+        { what: 'the invitation e-mail', timeoutMs: 15_000, intervalMs: 100 },
+      );
       expect(mails[0]!.to[0]!.address).toBe('ada@example.com');
       // Where the banner sends the user: the e-mail page of the dashboard (admin / admin in development).
       const page = await request(sandbox.partnerUrl).get('/admin/mail/1').auth('admin', 'admin').expect(200);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
@@ -12,9 +12,10 @@ import { openDb, type Db } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
-import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import { storedMails } from '../invitations/support.js';
-import { ACME, ADA, freePort } from './support.js';
+import { launchChromium } from '../support/browser.js';
+import { eventually, present } from '../support/eventually.js';
+import { ACME, ADA, registerManifest } from './support.js';
 
 /**
  * The second half of the flow with both servers running as they do in production and a real
@@ -36,39 +37,31 @@ let testId: number;
 
 beforeAll(async () => {
   mock = await startMockPlatform({ port: 0, logLevel: 'silent' });
-  const port = await freePort();
-  partnerUrl = `http://127.0.0.1:${port}`;
-  const registered = await registerPartner({
-    platformUrl: mock.url,
-    codename: CODENAME,
-    companyId: ACME.id,
-    apiToken: ACME.token,
-    partner: loadManifest(DEFAULT_MANIFEST, partnerUrl),
-  });
-  if (!registered.ok) throw new Error(registered.message);
+  // The partner starts with its secret and only then learns its port: register with a placeholder
+  // URL, start it on port 0, then register again with the URL it got (the secret stays the same).
+  const secret = await registerManifest(mock.url, CODENAME, 'http://127.0.0.1:0');
   dir = mkdtempSync(path.join(tmpdir(), 'kit-report-flow-'));
   const dbFile = path.join(dir, 'partner.db');
   partner = await main(
     loadConfig({
-      PORT: String(port),
+      PORT: '0',
       DATABASE_PATH: dbFile,
       LOG_LEVEL: 'silent',
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: CODENAME,
-      PARTNER_SECRET: registered.partner.secret,
+      PARTNER_SECRET: secret,
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
     }),
     { pollIntervalMs: 100 },
   );
+  partnerUrl = partner.publicUrl;
+  await registerManifest(mock.url, CODENAME, partnerUrl);
   db = openDb(dbFile);
   const { account, token } = accountStore(db, systemClock).create('Acme Corp');
   testId = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals'])[0]!.id;
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -87,26 +80,26 @@ async function send(candidateId: number): Promise<string> {
   return res.body.report.id;
 }
 
-async function eventually<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const report = async (id: string): Promise<Report> =>
   (await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${id}`).expect(200)).body.report;
 
+/** The report on the platform, once `check` passes on it. */
+const reportOnceIt = (what: string, id: string, check: (r: Report) => void) =>
+  eventually(
+    async () => {
+      const r = await report(id);
+      check(r);
+      return r;
+    },
+    { what, timeoutMs: 15_000 },
+  );
+
 /** The invitation e-mail the JSON transport rendered for a candidate, as the partner stored it in its database. */
 const mailTo = (email: string) =>
-  eventually(
-    `an e-mail to ${email}`,
-    () => storedMails(db).find((m) => m.to[0]!.address === email),
-    (m) => m !== undefined,
-  ).then((m) => m!);
+  eventually(() => present(storedMails(db).find((m) => m.to[0]!.address === email), `e-mail to ${email}`), {
+    what: `an e-mail to ${email}`,
+    timeoutMs: 15_000,
+  });
 
 const linkIn = (text: string) => /(http:\/\/\S+\/take\?token=[\w.-]+)/.exec(text)![1]!;
 
@@ -138,7 +131,7 @@ describe('a candidate takes the test in a real browser', () => {
     expect(mail.subject).toBe('Acme Corp invites you to take the JavaScript fundamentals test');
 
     // The first update gives the platform its links.
-    const sent = await eventually('urls on the report', () => report(reportId), (r) => r.urls.cancel !== undefined);
+    const sent = await reportOnceIt('urls on the report', reportId, (r) => expect(r.urls.cancel).toBeDefined());
     expect(sent.status).toBe('sent');
 
     const { page, problems } = await newPage();
@@ -153,7 +146,7 @@ describe('a candidate takes the test in a real browser', () => {
     await Promise.all([page.waitForURL(/\/take\?token=/), page.getByRole('button', { name: 'Submit my answers' }).click()]);
     expect(await page.locator('h1').textContent()).toBe('Thank you, Ada');
 
-    const done = await eventually('the completed report', () => report(reportId), (r) => r.status === 'completed');
+    const done = await reportOnceIt('the completed report', reportId, (r) => expect(r.status).toBe('completed'));
     expect(done.score).toBe('80%');
     expect(done.score!.length).toBeLessThanOrEqual(5);
     expect(Date.parse(done.completed_at!)).toBeGreaterThan(Date.parse(sent.created_at));
@@ -178,13 +171,13 @@ describe('a candidate takes the test in a real browser', () => {
   it('the recruiter cancels on the platform: the report shows canceled and the candidate link stops working', async () => {
     const reportId = await send(ALAN);
     const mail = await mailTo('alan@example.com');
-    await eventually('urls.cancel on the report', () => report(reportId), (r) => r.urls.cancel !== undefined);
+    await reportOnceIt('urls.cancel on the report', reportId, (r) => expect(r.urls.cancel).toBeDefined());
 
     // The platform's own page: the recruiter clicks "Cancel this test".
     const { page, problems } = await newPage();
     await page.goto(`${mock.url}/companies/${ACME.id}/candidates/${ALAN}`);
     await Promise.all([page.waitForURL(/flash=/), page.getByRole('button', { name: 'Cancel this test' }).click()]);
-    await eventually('the canceled report', () => report(reportId), (r) => r.status === 'canceled');
+    await reportOnceIt('the canceled report', reportId, (r) => expect(r.status).toBe('canceled'));
 
     await page.goto(linkIn(mail.text));
     expect(await page.locator('h1').textContent()).toBe('This invitation was canceled');
@@ -201,7 +194,7 @@ describe('a candidate takes the test in a real browser', () => {
     expect(await page.locator('h1').textContent()).toContain('Grace Hopper');
     await Promise.all([page.waitForURL(/notice=canceled/), page.getByRole('button', { name: 'Cancel invitation' }).click()]);
     expect(await page.locator('.flash').textContent()).toContain('The invitation was canceled');
-    await eventually('the canceled report', () => report(reportId), (r) => r.status === 'canceled');
+    await reportOnceIt('the canceled report', reportId, (r) => expect(r.status).toBe('canceled'));
     await page.reload();
     expect(await page.locator('.tag-delivered').count()).toBeGreaterThan(0);
     // The invitation e-mail, as the dashboard shows it from the database.

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -65,10 +64,19 @@ export async function registerKitPartner(mock: RunningMockPlatform, partner: Run
 
 export const marketplace = (mock: RunningMockPlatform) => request(mock.url);
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/**
+ * Registers `codename` for Acme with the kit's manifest pointed at `partnerUrl`; returns the secret.
+ * Posting again with another URL keeps the secret: a partner that must know its secret before it
+ * starts (and so before it knows its port) registers with a placeholder URL first, then again.
+ */
+export async function registerManifest(platformUrl: string, codename: string, partnerUrl: string): Promise<string> {
+  const result = await registerPartner({
+    platformUrl,
+    codename,
+    companyId: ACME.id,
+    apiToken: ACME.token,
+    partner: loadManifest(DEFAULT_MANIFEST, partnerUrl),
+  });
+  if (!result.ok) throw new Error(`registration failed: ${result.message}`);
+  return result.partner.secret;
 }

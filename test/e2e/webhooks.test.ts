@@ -20,6 +20,7 @@ import { assemble } from '../../src/partner/server.js';
 import { webhookProcessor } from '../../src/partner/webhooks/processor.js';
 import { registerWebhookReceiver } from '../../src/partner/webhooks/receiver.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { eventually } from '../support/eventually.js';
 
 const ACME = { id: 1, token: 'mock_api_acme' };
 const RILEY = 1;
@@ -106,16 +107,6 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
   };
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 let mock: RunningMockPlatform | undefined;
 let partner: Awaited<ReturnType<typeof startPartnerWithWebhooks>> | undefined;
 afterEach(async () => {
@@ -155,10 +146,14 @@ describe('webhooks end to end, two real servers', () => {
     // The recruiter disqualifies Ada.
     await platform.post(`/api/pipeline/c/${ACME.id}/candidates/${ADA}/placements/${BACKEND_OFFER}/disqualify`).send({ reason_id: 1 }).expect(200);
 
-    const report = await eventually('the report to be canceled on the platform', async () => {
-      const res = await platform.get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
-      return res.body.report.status === 'canceled' ? res.body.report : undefined;
-    });
+    const report = await eventually(
+      async () => {
+        const res = await platform.get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
+        expect(res.body.report.status).toBe('canceled');
+        return res.body.report;
+      },
+      { what: 'the report to be canceled on the platform' },
+    );
     expect(report).toMatchObject({ id: reportId, status: 'canceled', candidate_id: ADA });
     expect(invitationStatus()).toEqual({ status: 'canceled', canceled_by: 'platform' });
 
@@ -205,6 +200,6 @@ describe('webhooks end to end, two real servers', () => {
     await platform.post(`/api/webhooks/c/${ACME.id}/deliveries/${delivery.id}/retry`).set('x-mock-user', String(RILEY)).expect(202);
     await mock.webhooks.deliverer.runOnce();
     expect((await log())[0]).toMatchObject({ attempt_count: 2, response_status: 200 });
-    await eventually('the event to be handled', () => (partner!.processor.inbox.find(ACME.id, delivery.event_id)?.status === 'handled' ? true : undefined));
+    await eventually(() => expect(partner!.processor.inbox.find(ACME.id, delivery.event_id)?.status).toBe('handled'), { what: 'the event to be handled' });
   });
 });

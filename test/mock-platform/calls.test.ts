@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { ACME, integrate, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
@@ -78,10 +79,14 @@ describe('call log', () => {
   it('records an inbound call dropped by a fault as unanswered, with the fault', async () => {
     await request(platform.app).post('/_mock/faults').send({ endpoint: 'partners.read', drop: true }).expect(201);
     await expect(request(platform.app).get(`/api/p/skill-check/c/${ACME.id}/partner`).set('authorization', `Bearer ${ACME.token}`)).rejects.toThrow();
-    // The close is recorded asynchronously after the socket is gone.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const [call] = await calls('?endpoint=partners.read');
-    expect(call).toMatchObject({ response_status: null, error: 'connection closed without an answer', fault: 'drop connection' });
+    // The close is recorded asynchronously after the socket is gone: wait for the record, however long the machine takes.
+    await eventually(
+      async () => {
+        const [call] = await calls('?endpoint=partners.read');
+        expect(call).toMatchObject({ response_status: null, error: 'connection closed without an answer', fault: 'drop connection' });
+      },
+      { what: 'the dropped call to be recorded' },
+    );
   });
 
   it('filters by direction, endpoint, codename, report, status, after_id, and pages with limit and order', async () => {

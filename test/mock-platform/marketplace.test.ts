@@ -1,8 +1,9 @@
-import { createServer } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SendCandidateBody } from '../../src/contract/schemas.js';
-import { ACME, ADA, ALAN, GLOBEX, json, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
+import { REFUSED_URL } from '../support/net.js';
+import { ACME, ADA, ALAN, GLOBEX, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
 let platform: ReturnType<typeof mockPlatform>;
@@ -107,12 +108,13 @@ describe('how a failed callback is shown (platform-contract.md §4)', () => {
   });
 
   it('gives up after the callback timeout and shows the generic message', async () => {
-    partner.on('/tests', (_r, res) => {
-      setTimeout(() => json(res, 200, []), 1500);
-    });
-    const started = Date.now();
+    // The partner holds its answer until the platform has answered the user: only giving up can
+    // let the platform answer first.
+    const held: ServerResponse[] = [];
+    partner.on('/tests', (_r, res) => void held.push(res));
     const res = await request(platform.app).get(`/api/marketplace/c/${ACME.id}/partners/skill-check/tests`).expect(502);
-    expect(Date.now() - started).toBeLessThan(1200);
+    expect(held).toHaveLength(1);
+    expect(held[0]!.headersSent).toBe(false);
     expect(res.body.error).toBe('There was a problem with the Skill Check API');
     expect(await lastCall()).toMatchObject({ response_status: null, error: 'timed out after 300 ms' });
   });
@@ -125,11 +127,10 @@ describe('how a failed callback is shown (platform-contract.md §4)', () => {
   });
 
   it('shows the generic message when nothing listens at the URL', async () => {
-    const closedPort = await freePort();
     await request(platform.app)
       .patch(`/api/p/skill-check/c/${ACME.id}/partner`)
       .set('authorization', `Bearer ${ACME.token}`)
-      .send({ urls: { tests: `http://127.0.0.1:${closedPort}/tests` } })
+      .send({ urls: { tests: `${REFUSED_URL}/tests` } })
       .expect(200);
     const res = await request(platform.app).get(`/api/marketplace/c/${ACME.id}/partners/skill-check/tests`).expect(502);
     expect(res.body.error).toBe('There was a problem with the Skill Check API');
@@ -301,7 +302,7 @@ describe('send (send_candidate)', () => {
 describe('cancel (report.urls.cancel)', () => {
   let secret: string;
   beforeEach(async () => {
-    partner.close();
+    await partner.close();
     partner = await stubPartner();
     platform = mockPlatform({ callbackTimeoutMs: 300 });
     secret = await register(platform.app, 'skill-check', partner.urls);
@@ -358,11 +359,3 @@ describe('cancel (report.urls.cancel)', () => {
     await request(platform.app).post(`/api/marketplace/c/${ACME.id}/reports/not-a-uuid/cancel`).expect(404);
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -1,31 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-function startServer(env: Record<string, string>) {
-  // node itself, not the tsx wrapper: a signal must reach the server process, not a parent of it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/partner/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const port = new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const m = /"port":(\d+).*partner server listening/.exec(output);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, port, exited, output: () => output };
-}
+import { eventually } from '../support/eventually.js';
+import { startPartnerProcess as startServer } from '../support/net.js';
 
 describe('the server process', () => {
   let dir: string;
@@ -63,7 +42,7 @@ describe('the server process', () => {
 
   it('when requests carry a token, then the token never appears in the logs', async () => {
     await fetch(`http://127.0.0.1:${port}/callbacks/validate_token?company_id=5`, { headers: { Authorization: `Bearer ${token}` } });
-    await expect.poll(() => server.output()).toContain('/callbacks/validate_token');
+    await eventually(() => expect(server.output()).toContain('/callbacks/validate_token'), { what: 'the access log line' });
     expect(server.output()).not.toContain(token);
   });
 
@@ -83,11 +62,15 @@ describe('the server process', () => {
         },
       );
       req.on('error', reject);
-      // Half the body now, SIGTERM, then the rest: the request is in flight when shutdown starts.
+      // Half the body now, SIGTERM, then the rest once the server says it is shutting down: the
+      // request is in flight when shutdown starts.
       req.write(body.slice(0, 5));
       setTimeout(() => {
         server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 300);
+        eventually(() => expect(server.output()).toContain('"msg":"shutting down"'), { what: 'shutdown to begin' }).then(
+          () => req.end(body.slice(5)),
+          reject,
+        );
       }, 200);
     });
     expect(await answered).toBe(200);

@@ -1,5 +1,8 @@
 import request from 'supertest';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TOKEN_PREFIX } from '../../src/partner/accounts/tokens.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 /** Account A's token must never read or change B's data, and must learn nothing about it. */
@@ -55,3 +58,62 @@ describe('tenant isolation', () => {
     ]);
   });
 });
+
+describe("another account's key id", () => {
+  it('when a token carries a real account’s key id with a secret of its own and a checksum that matches, then it answers 401', async () => {
+    const h = partnerHarness();
+    try {
+      const victim = h.customer('Victim', ['JS'], 3);
+      // The key id is not secret (it finds the row) and the checksum is a public CRC: anyone can
+      // build a well-formed token around a key id they saw. Only the secret part proves anything.
+      const keyId = victim.token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 12);
+      const forged = withChecksum(TOKEN_PREFIX + keyId + 'A'.repeat(32));
+      expect(forged).not.toBe(victim.token);
+      const res = await request(h.app).get('/callbacks/tests').set(bearer(forged));
+      expect(res.status).toBe(401);
+      expect(h.accounts.authenticate(forged)).toBeUndefined();
+    } finally {
+      h.close();
+    }
+  });
+});
+
+describe('report ids across accounts', () => {
+  it('when another account sends a report_id already used, with the same candidate and a test id both catalogs share, then it answers 409 and keeps the first', async () => {
+    // A vendor whose catalog is the same for every customer: test ids are not per account.
+    const h = partnerHarness({
+      provider: (db) => {
+        const demo = demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+        const shared = { id: 'js-basics', name: 'JavaScript basics' };
+        return { ...demo, listTests: async () => [shared], findTest: async (_account, id) => (id === shared.id ? shared : undefined) };
+      },
+    });
+    try {
+      const a = h.customer('A', [], 3);
+      const b = h.customer('B', [], 4);
+      const body = candidateBody({ company_id: 3, test_id: 'js-basics' });
+      expect((await request(h.app).post('/callbacks/send_candidate').set(bearer(a.token)).send(body)).status).toBe(201);
+      const fromB = await request(h.app)
+        .post('/callbacks/send_candidate')
+        .set(bearer(b.token))
+        .send({ ...body, company_id: 4 });
+      expect(fromB.status).toBe(409);
+      expect(h.invitations.find(a.accountId, body.report_id)).toBeDefined();
+      expect(h.invitations.find(b.accountId, body.report_id)).toBeUndefined();
+    } finally {
+      h.close();
+    }
+  });
+});
+
+/** The token's checksum as the format documents it: CRC32 of everything before it, 6 base62 digits. */
+function withChecksum(unsigned: string): string {
+  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let n = crc32(unsigned);
+  let out = '';
+  for (let i = 0; i < 6; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return unsigned + out;
+}

@@ -7,7 +7,7 @@ import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/partner/accounts
 import { systemClock } from '../../src/lib/clock.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { bearer, partnerHarness } from '../support/partner.js';
+import { bearer, countTokenLookups, partnerHarness } from '../support/partner.js';
 
 describe('customer tokens', () => {
   it('when a token is issued, then it has the prefix, at least 160 random bits and a valid checksum', () => {
@@ -23,6 +23,28 @@ describe('customer tokens', () => {
     for (let i = TOKEN_PREFIX.length; i < token.length; i++) {
       const swapped = token[i] === 'A' ? 'B' : 'A';
       expect(parseToken(token.slice(0, i) + swapped + token.slice(i + 1))).toBeUndefined();
+    }
+  });
+
+  it('when a token has the right shape but a wrong checksum, then it is refused without looking it up in the database', () => {
+    const h = partnerHarness();
+    try {
+      const c = h.customer('Acme');
+      // A store whose statements report each run, as the server's own store (same database).
+      const lookups = countTokenLookups(h.db);
+      const accounts = accountStore(h.db, h.clock);
+      const unknown = issueToken().token;
+      // The key id and secret of a real account, with a mistyped checksum.
+      const mistyped = c.token.slice(0, -6) + (c.token.slice(-6) === '000000' ? '000001' : '000000');
+
+      expect(accounts.authenticate(c.token)?.id).toBe(c.accountId);
+      expect(accounts.authenticate(unknown)).toBeUndefined();
+      expect(lookups.count).toBe(2); // the counter sees the lookups a good checksum leads to
+      expect(accounts.authenticate(mistyped)).toBeUndefined();
+      expect(accounts.authenticate('ptk_' + 'x'.repeat(50))).toBeUndefined();
+      expect(lookups.count).toBe(2);
+    } finally {
+      h.close();
     }
   });
 
@@ -99,3 +121,4 @@ describe('changes made by another process while the server runs', () => {
     }
   });
 });
+

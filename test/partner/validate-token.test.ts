@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { bearer, countTokenLookups, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('validate_token', () => {
   let h: PartnerHarness;
@@ -74,7 +76,10 @@ describe('validate_token', () => {
     expect(companyOf(c.accountId).company_id).toBeNull();
   });
 
-  it('when one character of a valid token is changed, then the checksum refuses it with 401', async () => {
+  it('when one character of a valid token is changed, then the checksum refuses it with 401, before any lookup', async () => {
+    h.close();
+    let lookups = { count: 0 };
+    h = partnerHarness({ beforeApp: (db) => (lookups = countTokenLookups(db)) });
     const c = h.customer('Acme');
     const last = c.token.at(-1) === 'a' ? 'b' : 'a';
     const res = await request(h.app)
@@ -82,6 +87,10 @@ describe('validate_token', () => {
       .set(bearer(c.token.slice(0, -1) + last))
       .send({ company_id: 3 });
     expect(res.status).toBe(401);
+    expect(lookups.count).toBe(0);
+    // The same request with the token as issued is looked up (and accepted).
+    expect((await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 })).status).toBe(200);
+    expect(lookups.count).toBe(1);
   });
 
   it.each([['abc'], [-1], [0], [1.5], [{}]])('when company_id is %j, then it answers 422 and binds nothing', async (bad) => {
@@ -90,5 +99,50 @@ describe('validate_token', () => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toHaveProperty('company_id');
     expect(companyOf(c.accountId).company_id).toBeNull();
+  });
+});
+
+/**
+ * Two validate_token calls for one unbound account, at once (two processes, or two requests whose
+ * bodies arrive in turn): each authenticated before either bound. Here the other call binds
+ * through its own connection between this call's read of the account and its write.
+ */
+describe('validate_token calls racing to bind one account', () => {
+  let h: PartnerHarness;
+  let other: ReturnType<typeof openDb>;
+  beforeEach(() => {
+    h = partnerHarness();
+    other = openDb(h.dbFile);
+  });
+  afterEach(() => {
+    other.close();
+    h.close();
+  });
+
+  /** The account as each call authenticated it, both before any bind. */
+  const bothAuthenticate = () => {
+    const c = h.customer('Acme');
+    const otherAccounts = accountStore(other, h.clock);
+    const mine = h.accounts.authenticate(c.token)!;
+    const theirs = otherAccounts.authenticate(c.token)!;
+    expect([mine.companyId, theirs.companyId]).toEqual([null, null]);
+    return { c, mine, theirs, otherAccounts };
+  };
+
+  it('when the other call binds another company first, then this one is refused (403) and the first binding stays', async () => {
+    const { c, mine, theirs, otherAccounts } = bothAuthenticate();
+    expect(otherAccounts.bindCompany(theirs, 3)).toBe(true);
+    expect(h.accounts.bindCompany(mine, 4)).toBe(false);
+    expect(h.db.prepare('SELECT company_id FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(3);
+    // What the platform is told from now on.
+    const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 4 });
+    expect(res.status).toBe(403);
+  });
+
+  it('when the other call binds the same company first, then both succeed', () => {
+    const { c, mine, theirs, otherAccounts } = bothAuthenticate();
+    expect(otherAccounts.bindCompany(theirs, 3)).toBe(true);
+    expect(h.accounts.bindCompany(mine, 3)).toBe(true);
+    expect(h.db.prepare('SELECT company_id FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(3);
   });
 });

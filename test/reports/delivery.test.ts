@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import request from 'supertest';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -377,7 +377,7 @@ describe('check kinds on the platform', () => {
  */
 async function retryAfterProxy(values: string[]) {
   let target = '';
-  const server: Server = createServer(async (req, res) => {
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers: Record<string, string> = {};
@@ -390,6 +390,10 @@ async function retryAfterProxy(values: string[]) {
     const out: Record<string, string> = { 'content-type': String(upstream.headers['content-type'] ?? 'application/json') };
     if (upstream.statusCode === 429 && values.length > 0) out['retry-after'] = values.shift()!;
     res.writeHead(upstream.statusCode, out).end(text);
+  };
+  // A failed forward drops the connection: the partner sees a connection error, as from a real proxy.
+  const server: Server = createServer((req, res) => {
+    forward(req, res).catch((err: unknown) => res.destroy(err as Error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

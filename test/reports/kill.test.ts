@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,47 +9,26 @@ import { openDb, type Db } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
-import { freePort } from '../e2e/support.js';
+import { eventually } from '../support/eventually.js';
+import { startPartnerProcess, tcpForwarder, type PartnerProcess } from '../support/net.js';
 import { ACME, CANDIDATES } from './support.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-// Node itself with tsx's loader, not the `tsx` wrapper: the wrapper runs the server in a child
-// process, and a SIGKILL to the wrapper would leave that child running.
-const NODE_ARGS = ['--import', 'tsx', 'src/partner/server.ts'];
 const CODENAME = 'kit-kill-test';
 const REPORTS = 8;
 
-/** The partner server as `npm start` runs it: its own process, its own SQLite file. */
-function startPartnerProcess(env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, NODE_ARGS, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const listening = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', () => {
-      if (output.includes('partner server listening')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`partner exited ${code}:\n${output}`)));
-  });
-  return { child, listening, exited, output: () => output };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Waits until the count `sql` returns passes `check`. */
+const until = (what: string, count: () => number, check: (n: number) => void) =>
+  eventually(() => check(count()), { what, timeoutMs: 20_000 });
 
 describe('a partner process killed in the middle of deliveries', () => {
   let mock: RunningMockPlatform;
   let dir: string;
   let db: Db;
-  let partner: ReturnType<typeof startPartnerProcess> | undefined;
+  let partner: PartnerProcess | undefined;
+  let front: Awaited<ReturnType<typeof tcpForwarder>>;
   beforeAll(async () => {
     mock = await startMockPlatform({ port: 0, logLevel: 'silent' });
+    front = await tcpForwarder();
     dir = mkdtempSync(path.join(tmpdir(), 'partner-kill-'));
   });
   afterAll(async () => {
@@ -58,12 +36,14 @@ describe('a partner process killed in the middle of deliveries', () => {
     await partner?.exited;
     db?.close();
     await mock.close();
+    await front.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('resumes after a restart on the same database: every report completed on the platform, nothing lost, nothing out of order', async () => {
-    const port = await freePort();
-    const partnerUrl = `http://127.0.0.1:${port}`;
+    // Each partner process listens on a port the system picks; the platform and the candidates
+    // reach it at one address in front of it, as behind a load balancer.
+    const partnerUrl = front.url;
     const registered = await registerPartner({
       platformUrl: mock.url,
       codename: CODENAME,
@@ -74,7 +54,7 @@ describe('a partner process killed in the middle of deliveries', () => {
     if (!registered.ok) throw new Error(registered.message);
     const dbFile = path.join(dir, 'partner.db');
     const env = {
-      PORT: String(port),
+      PUBLIC_URL: partnerUrl,
       DATABASE_PATH: dbFile,
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: CODENAME,
@@ -89,7 +69,7 @@ describe('a partner process killed in the middle of deliveries', () => {
     const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;
 
     partner = startPartnerProcess(env);
-    await partner.listening;
+    front.to(await partner.port);
     await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
 
     // A slow platform, so that deliveries are in flight when the process dies.
@@ -102,7 +82,7 @@ describe('a partner process killed in the middle of deliveries', () => {
         .expect(201);
       reportIds.push(res.body.report.id);
     }
-    await until('every invitation e-mail', () => count(`SELECT count(*) FROM mail_outbox WHERE status = 'sent'`) === REPORTS);
+    await until('every invitation e-mail', () => count(`SELECT count(*) FROM mail_outbox WHERE status = 'sent'`), (n) => expect(n).toBe(REPORTS));
 
     // Every candidate takes the test on the partner's pages.
     const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(test!.id) as { id: number; answer: number }[];
@@ -114,7 +94,7 @@ describe('a partner process killed in the middle of deliveries', () => {
     }
 
     // Kill it (no shutdown, no cleanup) once some updates went out and some have not.
-    await until('deliveries under way', () => count(`SELECT count(*) FROM report_updates WHERE status = 'delivered'`) >= 2);
+    await until('deliveries under way', () => count(`SELECT count(*) FROM report_updates WHERE status = 'delivered'`), (n) => expect(n).toBeGreaterThanOrEqual(2));
     const pendingAtKill = count(`SELECT count(*) FROM report_updates WHERE status = 'pending'`);
     partner.child.kill('SIGKILL');
     await partner.exited;
@@ -123,8 +103,8 @@ describe('a partner process killed in the middle of deliveries', () => {
     // Restart on the same database file, the platform healthy again.
     await request(mock.url).delete('/_mock/faults').expect(204);
     partner = startPartnerProcess(env);
-    await partner.listening;
-    await until('every update delivered', () => count(`SELECT count(*) FROM report_updates WHERE status <> 'delivered'`) === 0);
+    front.to(await partner.port);
+    await until('every update delivered', () => count(`SELECT count(*) FROM report_updates WHERE status <> 'delivered'`), (n) => expect(n).toBe(0));
 
     // Nothing lost: every report is complete on the platform, with its links.
     for (const reportId of reportIds) {

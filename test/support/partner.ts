@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,11 +40,19 @@ export interface PartnerHarness {
 }
 
 /** A partner app over a fresh SQLite file in a temp directory (a real file, as users have). */
-export function partnerHarness(options: { provider?: (db: Db) => Provider; bodyLimitBytes?: number } = {}): PartnerHarness {
+export function partnerHarness(
+  options: {
+    provider?: (db: Db) => Provider;
+    bodyLimitBytes?: number;
+    /** Called with the database before the app is built on it (to watch its statements, say). */
+    beforeApp?: (db: Db) => void;
+  } = {},
+): PartnerHarness {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
   const dbFile = path.join(dir, 'partner.db');
   const db = openDb(dbFile);
   const clock = fakeClock();
+  options.beforeApp?.(db);
   const provider = options.provider?.(db) ?? demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
   const app = createApp({
     config: { bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024, trustProxy: false },
@@ -104,4 +113,26 @@ export function candidateBody(overrides: Record<string, unknown> = {}) {
  */
 export function arrangeStatus(db: Db, reportId: string, status: 'sent' | 'completed' | 'failed' | 'canceled'): void {
   db.prepare('UPDATE invitations SET status = ? WHERE report_id = ?').run(status, reportId);
+}
+
+/**
+ * Counts the runs of statements that read account_tokens, for stores created on `db` from now on:
+ * `db.prepare` hands out statements whose get/all/iterate count themselves first.
+ */
+export function countTokenLookups(db: Db): { count: number } {
+  const seen = { count: 0 };
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source) as Statement;
+    if (!/\baccount_tokens\b/.test(source)) return statement;
+    for (const method of ['get', 'all', 'iterate'] as const) {
+      const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        seen.count += 1;
+        return original(...args);
+      };
+    }
+    return statement;
+  }) as Db['prepare'];
+  return seen;
 }

@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookHandler } from '../../src/partner/webhooks/handlers/index.js';
 import { COMPANY, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
+import { eventually } from '../support/eventually.js';
 
 const EVENTS = 1_000;
 const COPIES = 10;
@@ -64,7 +65,7 @@ describe('replayed deliveries', () => {
     // 32 requests in flight at any time; two processors at once start when a backlog has built
     // up, and keep running while deliveries (copies included) arrive; three drain what is left.
     const processors = (async () => {
-      while (next < deliveries.length / 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => expect(next).toBeGreaterThanOrEqual(deliveries.length / 3), { what: 'a backlog', timeoutMs: 30_000, intervalMs: 5 });
       while (next < deliveries.length) {
         await Promise.all([partner.processor.runOnce(), partner.processor.runOnce()]);
         await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import path from 'node:path';
+
+/**
+ * A URL where nothing listens. Port 1 is privileged and unassigned, so the connection is refused;
+ * a port picked free and closed again could be taken by another test in the meantime.
+ */
+export const REFUSED_URL = 'http://127.0.0.1:1';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface PartnerProcess {
+  child: ChildProcess;
+  /** The port the server reported in its "partner server listening" log line (it is started with PORT=0). */
+  port: Promise<number>;
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/**
+ * The partner server as `npm start` runs it, in its own process, on a port the system picks
+ * (PORT=0 unless `env` says otherwise). Node itself with tsx's loader, not the `tsx` wrapper: the
+ * wrapper runs the server in a child process, and a signal to the wrapper would not reach it.
+ */
+export function startPartnerProcess(env: Record<string, string>): PartnerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/partner/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      // One JSON line per log entry: {…,"port":43127,"publicUrl":…,"msg":"partner server listening"}
+      const m = /"port":(\d+).*"msg":"partner server listening"/.exec(output);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`the partner exited (${code}) before listening:\n${output}`)));
+  });
+  return { child, port, exited, output: () => output };
+}
+
+/**
+ * A TCP forwarder on a port of its own, to whichever port `to` is set to: one address for a
+ * server that is restarted on another port, as a load balancer gives a redeployed service.
+ */
+export async function tcpForwarder() {
+  let target: number | undefined;
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    if (target === undefined) return socket.destroy();
+    const upstream = connect(target, '127.0.0.1');
+    for (const s of [socket, upstream]) {
+      open.add(s);
+      s.once('close', () => open.delete(s));
+    }
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    to(port: number) {
+      target = port;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of open) s.destroy();
+      }),
+  };
+}
