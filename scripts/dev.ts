@@ -21,6 +21,7 @@ import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-pl
 import { main } from '../src/partner/server.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
+import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
@@ -28,7 +29,7 @@ const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_CO
 
 const DevEnv = z.object({
   MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
 });
 
@@ -47,7 +48,7 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
   if (!dev.success) throw new ConfigError(dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? './data/partner.db' };
+  const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? PARTNER_DEFAULTS.DATABASE_PATH };
   const base = loadConfig(partnerEnv);
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
+import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
 
 /**
  * Every setting the partner server reads, parsed once at start-up.
@@ -28,11 +29,11 @@ const DAY_MS = 24 * 60 * 60_000;
 
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default(PARTNER_DEFAULTS.HOST),
+  PORT: z.coerce.number().int().min(0).max(65535).default(PARTNER_DEFAULTS.PORT),
   /** Where the partner server is reachable by the platform and by candidates (links in e-mails, report urls). */
   PUBLIC_URL: httpUrl.optional(),
-  DATABASE_PATH: z.string().min(1).default('./data/partner.db'),
+  DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Express `trust proxy`: off unless set. A hop count ("1") or a list of addresses/subnets. */
   TRUST_PROXY: z.string().optional(),
@@ -48,9 +49,9 @@ const ConfigSchema = z.object({
   DEMO_SEED: boolean.default(false),
 
   /** The platform's integrations base URL; report updates go to {PLATFORM_URL}/api/p/{codename}/reports/{id}. */
-  PLATFORM_URL: httpUrl.default('http://127.0.0.1:4000'),
+  PLATFORM_URL: httpUrl.default(PARTNER_DEFAULTS.PLATFORM_URL),
   /** This partner's codename on the platform (as registered). */
-  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   /** The partner secret returned on registration (RT-PARTNER-SECRET). Unset: report updates wait. */
   PARTNER_SECRET: z.string().trim().min(1).optional(),
   /** What this partner is, as registered: decides the wording and what report updates may carry. */
@@ -136,7 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: c.NODE_ENV,
     host: c.HOST,
     port: c.PORT,
-    publicUrl: (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, ''),
+    publicUrl: publicUrlOf(c),
     databasePath: c.DATABASE_PATH,
     logLevel: c.LOG_LEVEL,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
