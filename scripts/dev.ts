@@ -4,10 +4,12 @@
  * "Acme Corp" with the demo customer's token, and prints where to click. Ctrl-C stops both.
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
- * restarts; the mock's is in memory, so every start registers and integrates again.
+ * restarts; the mock's is in memory unless MOCK_DATABASE_PATH names a file. Every start registers
+ * (or updates the registration) and integrates again.
  *
- * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server, MOCK_PORT
- * (default 4000), PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
+ * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server; MOCK_PORT,
+ * MOCK_HOST, MOCK_DATABASE_PATH, MOCK_PUBLIC_URL, MOCK_UPLOADS_DIR as for `npm run mock`;
+ * PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { Codename } from '../src/contract/schemas.js';
-import { startMockPlatform } from '../src/mock-platform/server.js';
+import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { main } from '../src/partner/server.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
@@ -28,7 +30,6 @@ const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPAN
 const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
 
 const DevEnv = z.object({
-  MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
 });
@@ -47,28 +48,40 @@ export interface Sandbox {
 export async function startSandbox(env: Record<string, string | undefined>): Promise<Sandbox> {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
-  if (!dev.success) throw new ConfigError(dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  // The mock reads its own keys (MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH, …) as `npm run mock` does.
+  const mockEnv = mockOptionsFrom(present);
+  if (!dev.success || !mockEnv.ok) {
+    throw new ConfigError([
+      ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+      ...(mockEnv.ok ? [] : mockEnv.problems),
+    ]);
+  }
   const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? PARTNER_DEFAULTS.DATABASE_PATH };
   const base = loadConfig(partnerEnv);
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
 
-  const mock = await startMockPlatform({ port: dev.data.MOCK_PORT, host: base.host, logLevel: base.logLevel });
+  const mock = await startMockPlatform(mockEnv.options);
   const stops: (() => Promise<void>)[] = [() => mock.close()];
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const registered = await registerPartner({
-      platformUrl: mock.url,
-      codename: dev.data.PARTNER_CODENAME,
-      companyId: SANDBOX_COMPANY.id,
-      apiToken: SANDBOX_TOKEN,
-      partner: manifest,
-    });
-    if (!registered.ok) {
-      const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
-      throw new Error(describeResult(registered, target));
-    }
+    const register = async (partner: typeof manifest) => {
+      const result = await registerPartner({
+        platformUrl: mock.url,
+        codename: dev.data.PARTNER_CODENAME,
+        companyId: SANDBOX_COMPANY.id,
+        apiToken: SANDBOX_TOKEN,
+        partner,
+      });
+      if (!result.ok) {
+        const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
+        throw new Error(describeResult(result, target));
+      }
+      return result;
+    };
+    // A kept mock database (MOCK_DATABASE_PATH) already has the record: this updates it, same secret.
+    const registered = await register(manifest);
 
     // The platform's URL, the codename, the secret and the registered kind are what the partner
     // needs to send report updates the platform accepts.
@@ -83,6 +96,8 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     stops.push(() => partner.close());
     const address = partner.server.address();
     const partnerUrl = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+    // With PORT=0 the port is known only now: the callbacks are registered again where it listens.
+    if (partner.publicUrl !== base.publicUrl) await register(loadManifest(dev.data.PARTNER_MANIFEST, partner.publicUrl));
 
     const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
     return {

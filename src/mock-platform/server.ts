@@ -136,7 +136,8 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   return { url, app, db, server, webhooks, uploadsDir, close };
 }
 
-const Env = z.object({
+/** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */
+export const MockEnv = z.object({
   MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   MOCK_HOST: z.string().min(1).default('127.0.0.1'),
   MOCK_DATABASE_PATH: z.string().min(1).default(':memory:'),
@@ -145,26 +146,41 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/**
+ * `startMockPlatform` options from the environment (unset or empty: the default); the problems as
+ * "NAME: message" lines when a value is wrong.
+ */
+export function mockOptionsFrom(
+  env: Record<string, string | undefined>,
+): { ok: true; options: MockPlatformOptions & { databasePath: string; logLevel: string } } | { ok: false; problems: string[] } {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = MockEnv.safeParse(present);
+  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+  const e = parsed.data;
+  return {
+    ok: true,
+    options: {
+      port: e.MOCK_PORT,
+      host: e.MOCK_HOST,
+      databasePath: e.MOCK_DATABASE_PATH,
+      publicUrl: e.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
+      uploadsDir: e.MOCK_UPLOADS_DIR,
+      logLevel: e.LOG_LEVEL,
+    },
+  };
+}
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
   loadEnvFile();
-  const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
-  const env = Env.safeParse(present);
-  if (!env.success) {
-    const problems = env.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
-    console.error(`Invalid configuration; fix these environment variables:\n${problems.join('\n')}`);
+  const env = mockOptionsFrom(process.env);
+  if (!env.ok) {
+    console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
     process.exit(78); // EX_CONFIG
   }
-  const logger = createLogger(env.data.LOG_LEVEL);
-  const mock = await startMockPlatform({
-    port: env.data.MOCK_PORT,
-    host: env.data.MOCK_HOST,
-    databasePath: env.data.MOCK_DATABASE_PATH,
-    publicUrl: env.data.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
-    uploadsDir: env.data.MOCK_UPLOADS_DIR,
-    logger,
-  });
-  logger.info({ url: mock.url, database: env.data.MOCK_DATABASE_PATH }, 'mock platform listening');
+  const logger = createLogger(env.options.logLevel);
+  const mock = await startMockPlatform({ ...env.options, logger });
+  logger.info({ url: mock.url, database: env.options.databasePath }, 'mock platform listening');
   // The sandbox tokens are public by design (a local tool), so printing them is fine.
   const tokens = SEED_API_TOKENS.map(
     (t) => `${SEED_COMPANIES.find((c) => c.id === t.companyId)?.name} (company ${t.companyId}): ${t.token}`,

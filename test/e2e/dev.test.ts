@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
+import { openMockDb } from '../../src/mock-platform/db.js';
 import { startSandbox } from '../../scripts/dev.js';
 import { ACME, ADA, freePort } from './support.js';
 
@@ -59,6 +60,75 @@ describe('npm run dev', () => {
       expect(db.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 2 });
     } finally {
       db.close();
+    }
+  });
+});
+
+/** Polls `read` until `done` holds for what it returns (15 s at most). */
+async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('npm run dev with MOCK_DATABASE_PATH', () => {
+  it('keeps the sandbox across restarts: the registration is updated, the old report still exists and its updates are delivered', async () => {
+    const sub = path.join(dir, 'kept');
+    mkdirSync(sub);
+    const env = {
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(sub, 'partner.db'),
+      MOCK_DATABASE_PATH: path.join(sub, 'mock.db'),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    const report = (mockUrl: string, id: string) => request(mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${id}`);
+
+    const first = await startSandbox(env);
+    let reportId: string;
+    try {
+      expect(first.integration).toEqual({ ok: true });
+      reportId = (await sendFirstTest(first.mockUrl, first.codename)).body.report.id;
+      await until('the partner\'s first report update', async () => (await report(first.mockUrl, reportId)).body.report?.urls, (urls) => Boolean(urls?.cancel));
+    } finally {
+      await first.close();
+    }
+
+    const second = await startSandbox(env);
+    try {
+      expect(second.integration).toEqual({ ok: true });
+      const kept = await report(second.mockUrl, reportId).expect(200);
+      expect(kept.body.report).toMatchObject({ id: reportId, status: 'sent' });
+
+      // The candidate takes the test now: the partner's update reaches the report of the first run.
+      const partnerDb = openDb(env.DATABASE_PATH);
+      try {
+        const row = partnerDb.prepare('SELECT candidate_url, test_id FROM invitations WHERE report_id = ?').get(reportId) as { candidate_url: string; test_id: string };
+        const link = new URL(row.candidate_url);
+        await request(second.partnerUrl).get(link.pathname + link.search).expect(200);
+        const questions = partnerDb.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ?').all(Number(row.test_id)) as { id: number; answer: number }[];
+        const answers = Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)]));
+        await request(second.partnerUrl).post('/take').type('form').send({ token: link.searchParams.get('token'), ...answers }).expect(303);
+        const done = await until('the completed report', async () => (await report(second.mockUrl, reportId)).body.report?.status, (s) => s === 'completed');
+        expect(done).toBe('completed');
+        expect(partnerDb.prepare(`SELECT count(*) AS n FROM report_updates WHERE status = 'dead'`).get()).toEqual({ n: 0 });
+      } finally {
+        partnerDb.close();
+      }
+    } finally {
+      await second.close();
+    }
+    const mockDb = openMockDb(env.MOCK_DATABASE_PATH);
+    try {
+      expect(mockDb.prepare('SELECT count(*) AS n FROM partners').get()).toEqual({ n: 1 });
+      expect(mockDb.prepare('SELECT count(*) AS n FROM reports').get()).toEqual({ n: 1 });
+    } finally {
+      mockDb.close();
     }
   });
 });
