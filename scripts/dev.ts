@@ -11,7 +11,7 @@
  * MOCK_HOST, MOCK_DATABASE_PATH, MOCK_PUBLIC_URL, MOCK_UPLOADS_DIR as for `npm run mock`;
  * PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
@@ -21,6 +21,7 @@ import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { main } from '../src/partner/server.js';
+import { demoTokenFile } from '../src/partner/provider/demo/seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
@@ -116,7 +117,10 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
 
 /** Integrates the sandbox company with the demo account's token, through the marketplace API. */
 async function integrate(mockUrl: string, codename: string, databasePath: string): Promise<Sandbox['integration']> {
-  const tokenFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
+  const ownFile = demoTokenFile(databasePath);
+  // Older versions wrote one `demo-token` per folder; it is used (and renamed) if it still works.
+  const legacyFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
+  const tokenFile = existsSync(ownFile) || !existsSync(legacyFile) ? ownFile : legacyFile;
   if (!existsSync(tokenFile)) {
     return {
       ok: false,
@@ -131,12 +135,15 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
     signal: AbortSignal.timeout(15_000),
   });
   const body = (await res.body.json().catch(() => ({}))) as { error?: string };
-  if (res.statusCode < 300) return { ok: true };
+  if (res.statusCode < 300) {
+    if (tokenFile !== ownFile) renameSync(tokenFile, ownFile);
+    return { ok: true };
+  }
   return {
     ok: false,
     message:
       `The partner refused the demo token in ${tokenFile} ("${body.error ?? res.statusCode}"). ` +
-      'Issue a new one with `npm run accounts -- token 1`, write it to that file, and restart.',
+      `Issue a new one with \`npm run accounts -- token 1\`, write it to ${ownFile}, and restart.`,
   };
 }
 

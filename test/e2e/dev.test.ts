@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -36,7 +36,7 @@ describe('npm run dev', () => {
     const first = await start();
     try {
       expect(first.integration).toEqual({ ok: true });
-      expect(existsSync(path.join(dir, 'demo-token'))).toBe(true);
+      expect(existsSync(path.join(dir, 'partner.db.demo-token'))).toBe(true);
       const sent = await sendFirstTest(first.mockUrl, first.codename);
       expect(sent.body.report).toMatchObject({ status: 'sent', delivery: 'delivered' });
       const page = await request(first.mockUrl).get(`/companies/${ACME.id}`).expect(200);
@@ -130,5 +130,31 @@ describe('npm run dev with MOCK_DATABASE_PATH', () => {
     } finally {
       mockDb.close();
     }
+  });
+});
+
+describe('npm run dev with two partner databases in one folder', () => {
+  it('keeps a demo token per database, so each sandbox integrates again after the other ran', async () => {
+    const sub = path.join(dir, 'two');
+    mkdirSync(sub);
+    const run = async (database: string) => {
+      const sandbox = await startSandbox({
+        PATH: process.env.PATH,
+        DATABASE_PATH: path.join(sub, database),
+        PORT: '0',
+        MOCK_PORT: '0',
+        LOG_LEVEL: 'silent',
+      });
+      await sandbox.close();
+      return sandbox.integration;
+    };
+    expect(await run('a.db')).toEqual({ ok: true });
+    expect(await run('b.db')).toEqual({ ok: true });
+    expect(await run('a.db')).toEqual({ ok: true });
+    const a = readFileSync(path.join(sub, 'a.db.demo-token'), 'utf8');
+    const b = readFileSync(path.join(sub, 'b.db.demo-token'), 'utf8');
+    expect(a).toMatch(/^ptk_/);
+    expect(b).toMatch(/^ptk_/);
+    expect(a).not.toBe(b);
   });
 });
