@@ -25,6 +25,17 @@ import { demoTokenFile } from '../src/partner/provider/demo/seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
+import { commandLineOrExit } from '../src/lib/cli.js';
+
+const USAGE = `Usage: npm run dev
+
+Starts the mock platform and the partner server, registers the partner with the mock and
+integrates the sandbox company Acme Corp. It takes no arguments; it reads the environment (and .env):
+
+  PORT, HOST, PUBLIC_URL, DATABASE_PATH, LOG_LEVEL, LOG_FORMAT    the partner server, as for npm start
+  MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH                        the mock platform, as for npm run mock
+  PARTNER_CODENAME, PARTNER_MANIFEST                              what is registered (PARTNER_MANIFEST:
+                                                                  scripts/partner-manifest.<kind>.json for a check)`;
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
@@ -178,6 +189,7 @@ function banner(s: Sandbox): string {
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
   let sandbox: Sandbox;
   try {

@@ -19,9 +19,22 @@ import { z } from 'zod';
 import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
+import { commandLineOrExit } from '../src/lib/cli.js';
 
 export const DEFAULT_MANIFEST = fileURLToPath(new URL('./partner-manifest.json', import.meta.url));
 const TIMEOUT_MS = 15_000;
+
+const USAGE = `Usage: npm run register
+
+Registers this partner on the platform (or updates its record) from scripts/partner-manifest.json.
+It takes no arguments; it reads the environment (and .env):
+
+  PLATFORM_COMPANY_ID   required: the id of your own company on the platform (1 in the sandbox)
+  PLATFORM_API_TOKEN    required: a personal API token from your company settings (mock_api_acme in the sandbox)
+  PLATFORM_URL          the platform's integrations URL (default ${PARTNER_DEFAULTS.PLATFORM_URL})
+  PARTNER_CODENAME      your codename on the platform (default ${PARTNER_DEFAULTS.PARTNER_CODENAME})
+  PUBLIC_URL            where the platform reaches your server (default http://HOST:PORT, as the server)
+  PARTNER_MANIFEST      another manifest file`;
 
 /** A problem the user fixes in their environment or manifest (exit 78), every one named. */
 export class RegisterConfigError extends Error {
@@ -256,6 +269,7 @@ async function cli(): Promise<number> {
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
   process.exitCode = await cli();
 }

@@ -18,6 +18,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/http/app-server.js';
+import { commandLineOrExit } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -170,8 +171,20 @@ export function mockOptionsFrom(
   };
 }
 
+const USAGE = `Usage: npm run mock
+
+Serves the mock platform sandbox. It takes no arguments; it reads the environment (and .env):
+
+  MOCK_PORT            default 4000
+  MOCK_HOST            default 127.0.0.1 (the sandbox has no login: keep it there)
+  MOCK_DATABASE_PATH   :memory: (default, a fresh platform per start) or a file kept across restarts
+  MOCK_PUBLIC_URL      where the mock is reached from outside (a proxy, a tunnel)
+  MOCK_UPLOADS_DIR     careers applications' files (default: next to the database file)
+  LOG_LEVEL            fatal | error | warn | info | debug | trace | silent`;
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
   const env = mockOptionsFrom(process.env);
   if (!env.ok) {
