@@ -61,14 +61,21 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
   // The mock reads its own keys (MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH, …) as `npm run mock` does.
-  const mockEnv = mockOptionsFrom(present);
+  // Both servers write to this terminal: readable lines by default, each naming its server.
+  const logFormat = present.LOG_FORMAT ?? 'pretty';
+  const mockEnv = mockOptionsFrom({ ...present, LOG_FORMAT: logFormat });
   if (!dev.success || !mockEnv.ok) {
     throw new ConfigError([
       ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
       ...(mockEnv.ok ? [] : mockEnv.problems),
     ]);
   }
-  const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? PARTNER_DEFAULTS.DATABASE_PATH };
+  const partnerEnv = {
+    ...present,
+    DEMO_SEED: 'true',
+    DATABASE_PATH: present.DATABASE_PATH ?? PARTNER_DEFAULTS.DATABASE_PATH,
+    LOG_FORMAT: logFormat,
+  };
   const base = loadConfig(partnerEnv);
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
 

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Db } from '../lib/db.js';
-import { createLogger, type Logger } from '../lib/http/logger.js';
+import { LOG_FORMATS, createLogger, logDestination, type LogFormat, type Logger } from '../lib/http/logger.js';
 import { createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
 import { seedPlacements } from './companies/seed-placements.js';
@@ -28,6 +28,8 @@ export interface MockPlatformOptions {
   databasePath?: string;
   logger?: Logger;
   logLevel?: string;
+  /** How the logger built here writes (default json); ignored with `logger`. */
+  logFormat?: LogFormat;
   clock?: Clock;
   dispatcher?: Dispatcher;
   callbackTimeoutMs?: number;
@@ -55,13 +57,15 @@ export interface RunningMockPlatform {
   webhooks: MockWebhooks;
   /** Where careers applications' files go. */
   uploadsDir: string;
+  logger: Logger;
   close(): Promise<void>;
 }
 
 /** Opens the database, seeds it, and listens. Used by `npm run mock`, `npm run dev` and the tests. */
 export async function startMockPlatform(options: MockPlatformOptions = {}): Promise<RunningMockPlatform> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(options.logLevel ?? 'info');
+  const logStream = options.logger ? undefined : logDestination(options.logFormat);
+  const logger = options.logger ?? createLogger(options.logLevel ?? 'info', logStream, { server: 'mock' });
   const databasePath = options.databasePath ?? ':memory:';
   const db = openMockDb(databasePath);
   if (options.seed ?? true) {
@@ -115,6 +119,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     dispatcher: options.dispatcher,
     callbackTimeoutMs: options.callbackTimeoutMs,
     events: options.events,
+    logDestination: logStream,
     publicUrl: options.publicUrl ?? url,
     uploadsDir,
   });
@@ -134,7 +139,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       db.close();
       if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, webhooks, uploadsDir, close };
+  return { url, app, db, server, webhooks, uploadsDir, logger, close };
 }
 
 /** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */
@@ -145,6 +150,7 @@ export const MockEnv = z.object({
   MOCK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MOCK_UPLOADS_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('json'),
 });
 
 /**
@@ -153,7 +159,7 @@ export const MockEnv = z.object({
  */
 export function mockOptionsFrom(
   env: Record<string, string | undefined>,
-): { ok: true; options: MockPlatformOptions & { databasePath: string; logLevel: string } } | { ok: false; problems: string[] } {
+): { ok: true; options: MockPlatformOptions & { databasePath: string; logLevel: string; logFormat: LogFormat } } | { ok: false; problems: string[] } {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = MockEnv.safeParse(present);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
@@ -167,6 +173,7 @@ export function mockOptionsFrom(
       publicUrl: e.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
       uploadsDir: e.MOCK_UPLOADS_DIR,
       logLevel: e.LOG_LEVEL,
+      logFormat: e.LOG_FORMAT,
     },
   };
 }
@@ -180,7 +187,8 @@ Serves the mock platform sandbox. It takes no arguments; it reads the environmen
   MOCK_DATABASE_PATH   :memory: (default, a fresh platform per start) or a file kept across restarts
   MOCK_PUBLIC_URL      where the mock is reached from outside (a proxy, a tunnel)
   MOCK_UPLOADS_DIR     careers applications' files (default: next to the database file)
-  LOG_LEVEL            fatal | error | warn | info | debug | trace | silent`;
+  LOG_LEVEL            fatal | error | warn | info | debug | trace | silent
+  LOG_FORMAT           json (default) | pretty`;
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
@@ -191,8 +199,8 @@ if (isEntryPoint) {
     console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
     process.exit(78); // EX_CONFIG
   }
-  const logger = createLogger(env.options.logLevel);
-  const mock = await startMockPlatform({ ...env.options, logger });
+  const mock = await startMockPlatform(env.options);
+  const { logger } = mock;
   logger.info({ url: mock.url, database: env.options.databasePath }, 'mock platform listening');
   // The sandbox tokens are public by design (a local tool), so printing them is fine.
   const tokens = SEED_API_TOKENS.map(

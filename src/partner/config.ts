@@ -3,6 +3,7 @@ import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
+import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
 
 /**
  * Every setting the partner server reads, parsed once at start-up.
@@ -35,6 +36,8 @@ const ConfigSchema = z.object({
   PUBLIC_URL: httpUrl.optional(),
   DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json: one JSON object per line; pretty: readable lines for a terminal (`npm run dev` defaults to it). */
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('json'),
   /** Express `trust proxy`: off unless set. A hop count ("1") or a list of addresses/subnets. */
   TRUST_PROXY: z.string().optional(),
   /** Largest JSON body the callbacks accept, in bytes. */
@@ -83,6 +86,7 @@ export type Config = {
   publicUrl: string;
   databasePath: string;
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  logFormat: LogFormat;
   trustProxy: boolean | number | string;
   bodyLimitBytes: number;
   webhooks: { secrets: ReadonlyMap<number, readonly string[]>; bodyLimitBytes: number };
@@ -140,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: publicUrlOf(c),
     databasePath: c.DATABASE_PATH,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     bodyLimitBytes: c.BODY_LIMIT_BYTES,
     webhooks: { secrets: c.WEBHOOK_SECRETS, bodyLimitBytes: c.WEBHOOK_BODY_LIMIT_BYTES },

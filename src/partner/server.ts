@@ -124,8 +124,8 @@ export async function main(
   config: Config,
   overrides: MainOverrides = {},
 ): Promise<{ server: Server; publicUrl: string; close: () => Promise<void> }> {
-  const logStream = logDestination();
-  const logger = createLogger(config.logLevel, logStream);
+  const logStream = logDestination(config.logFormat);
+  const logger = createLogger(config.logLevel, logStream, { server: 'partner' });
   const clock = overrides.clock ?? systemClock;
   const db = openDb(config.databasePath);
 
