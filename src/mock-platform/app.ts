@@ -109,6 +109,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     calls,
     timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
     dispatcher: deps.dispatcher,
+    faults,
   });
   const marketplace = createMarketplace({ companies, partners, integrations, reports, client });
   // Every endpoint a partner calls is logged and can be given faults, under one name.
