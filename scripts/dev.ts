@@ -9,7 +9,9 @@
  *
  * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server; MOCK_PORT,
  * MOCK_HOST, MOCK_DATABASE_PATH, MOCK_PUBLIC_URL, MOCK_UPLOADS_DIR as for `npm run mock`;
- * PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST.
+ * PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST (scripts/partner-manifest.json, an
+ * assessment; scripts/partner-manifest.background-check.json and .reference-check.json for the
+ * checks, each with a database of its own by default). The banner's steps follow the kind.
  */
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,8 @@ import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, re
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
 import { commandLineOrExit } from '../src/lib/cli.js';
+import type { PartnerKind } from '../src/contract/decisions.js';
+import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
 const USAGE = `Usage: npm run dev
 
@@ -34,8 +38,9 @@ integrates the sandbox company Acme Corp. It takes no arguments; it reads the en
 
   PORT, HOST, PUBLIC_URL, DATABASE_PATH, LOG_LEVEL, LOG_FORMAT    the partner server, as for npm start
   MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH                        the mock platform, as for npm run mock
-  PARTNER_CODENAME, PARTNER_MANIFEST                              what is registered (PARTNER_MANIFEST:
-                                                                  scripts/partner-manifest.<kind>.json for a check)`;
+  PARTNER_CODENAME, PARTNER_MANIFEST                              what is registered; for a check:
+      PARTNER_MANIFEST=scripts/partner-manifest.background-check.json (or .reference-check.json),
+      with its own database (./data/partner.background-check.db) unless DATABASE_PATH is set`;
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
@@ -51,6 +56,8 @@ export interface Sandbox {
   mockUrl: string;
   codename: string;
   partnerName: string;
+  /** What the partner is, as registered: the banner's steps depend on it. */
+  kind: PartnerKind;
   /** How the sandbox company's integration went; the sandbox runs either way. */
   integration: { ok: true } | { ok: false; message: string };
   close(): Promise<void>;
@@ -70,14 +77,14 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       ...(mockEnv.ok ? [] : mockEnv.problems),
     ]);
   }
+  const base = loadConfig({ ...present, LOG_FORMAT: logFormat });
+  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
   const partnerEnv = {
     ...present,
     DEMO_SEED: 'true',
-    DATABASE_PATH: present.DATABASE_PATH ?? PARTNER_DEFAULTS.DATABASE_PATH,
+    DATABASE_PATH: present.DATABASE_PATH ?? sandboxDatabase(manifest.kind),
     LOG_FORMAT: logFormat,
   };
-  const base = loadConfig(partnerEnv);
-  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
 
   const mock = await startMockPlatform(mockEnv.options);
   const stops: (() => Promise<void>)[] = [() => mock.close()];
@@ -124,6 +131,7 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       mockUrl: mock.url,
       codename: dev.data.PARTNER_CODENAME,
       partnerName: registered.partner.name,
+      kind: registered.partner.kind,
       integration,
       close,
     };
@@ -131,6 +139,15 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     await close();
     throw err;
   }
+}
+
+/**
+ * The demo account's catalog is seeded once, for one kind (tests, or checks): a check sandbox gets
+ * a database of its own unless DATABASE_PATH says otherwise (./data/partner.background-check.db).
+ */
+function sandboxDatabase(kind: PartnerKind): string {
+  if (kind === 'assessment') return PARTNER_DEFAULTS.DATABASE_PATH;
+  return PARTNER_DEFAULTS.DATABASE_PATH.replace(/\.db$/, `.${kind.replace(/_/g, '-')}.db`);
 }
 
 /** Integrates the sandbox company with the demo account's token, through the marketplace API. */
@@ -165,12 +182,36 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
   };
 }
 
-function banner(s: Sandbox): string {
+/** What `npm run dev` prints once ready: where everything is, and the flow to try for the partner's kind. */
+export function banner(s: Sandbox): string {
   const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
   const candidate = `${company}/candidates/${SANDBOX_CANDIDATE.id}`;
+  const wording = KIND_WORDING[s.kind];
+  const steps =
+    s.kind === 'assessment'
+      ? [
+          `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
+          `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
+          '  3. Pick a test and click "Send": the report appears with the badge "sent".',
+          `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
+          `     its e-mail in the dashboard, follow the candidate link, take the test — the report turns`,
+          `     completed or failed.`,
+          `  5. See every call between platform and partner at ${s.mockUrl}/calls.`,
+        ]
+      : [
+          `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
+          `  2. Under "Send a test" (the platform's words for every kind), choose ${s.partnerName} and`,
+          `     click "List tests": your tests callback lists the ${wording.noun}s.`,
+          `  3. Pick a ${wording.noun} and click "Send": the report appears with the badge "sent".`,
+          `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
+          `     its e-mail in the dashboard, follow the candidate link and give consent ("${wording.cta}").`,
+          `  5. Complete the check as your operator would: on the invitation's page in the dashboard,`,
+          `     click "Record result: clear" or "Record result: adverse" — the report turns completed or failed.`,
+          `  6. See every call between platform and partner at ${s.mockUrl}/calls.`,
+        ];
   return [
     '',
-    'Sandbox ready.',
+    `Sandbox ready (${wording.title.toLowerCase()} partner).`,
     '',
     `  Mock platform (sandbox UI)  ${s.mockUrl}`,
     `  Partner server              ${s.partnerUrl}`,
@@ -181,13 +222,7 @@ function banner(s: Sandbox): string {
       ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
       : `Integration of ${SANDBOX_COMPANY.name} failed: ${s.integration.message}`,
     '',
-    `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
-    `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
-    '  3. Pick a test and click "Send": the report appears with the badge "sent".',
-    `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
-    `     its e-mail in the dashboard, follow the candidate link, take the test — the report turns`,
-    `     completed or failed.`,
-    `  5. See every call between platform and partner at ${s.mockUrl}/calls.`,
+    ...steps,
     '',
     'Ctrl-C stops both servers.',
     '',

@@ -34,7 +34,8 @@ It takes no arguments; it reads the environment (and .env):
   PLATFORM_URL          the platform's integrations URL (default ${PARTNER_DEFAULTS.PLATFORM_URL})
   PARTNER_CODENAME      your codename on the platform (default ${PARTNER_DEFAULTS.PARTNER_CODENAME})
   PUBLIC_URL            where the platform reaches your server (default http://HOST:PORT, as the server)
-  PARTNER_MANIFEST      another manifest file`;
+  PARTNER_MANIFEST      another manifest file, e.g. scripts/partner-manifest.background-check.json
+                        (then run the server with the same PARTNER_KIND)`;
 
 /** A problem the user fixes in their environment or manifest (exit 78), every one named. */
 export class RegisterConfigError extends Error {

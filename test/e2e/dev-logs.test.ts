@@ -32,7 +32,7 @@ describe('npm run dev logs', () => {
   it('by default, human-readable lines naming their server', async () => {
     const { stdout, code } = await runDev({ DATABASE_PATH: path.join(dir, 'pretty.db') });
     expect(code).toBe(0);
-    expect(stdout).toContain('Sandbox ready.');
+    expect(stdout).toContain('Sandbox ready (assessment partner).');
     expect(stdout).toMatch(/^\[partner\] \d\d:\d\d:\d\d INFO {2}partner server listening port=\d+/m);
     expect(stdout).toMatch(/^\[mock\] +\d\d:\d\d:\d\d INFO {2}request method=POST path=\/api\/p\/demo-assessments\/c\/1\/partner status=20[01]/m);
     expect(stdout).not.toContain('{"level"');

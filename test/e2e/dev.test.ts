@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
-import { startSandbox } from '../../scripts/dev.js';
+import { banner, startSandbox } from '../../scripts/dev.js';
 import { ACME, ADA, freePort } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
@@ -156,5 +157,60 @@ describe('npm run dev with two partner databases in one folder', () => {
     expect(a).toMatch(/^ptk_/);
     expect(b).toMatch(/^ptk_/);
     expect(a).not.toBe(b);
+  });
+});
+
+describe('npm run dev for each kind of partner', () => {
+  const manifest = (name: string) => fileURLToPath(new URL(`../../scripts/${name}`, import.meta.url));
+
+  it.each([
+    ['background_check', 'partner-manifest.background-check.json', 'Demo Background Checks', 'Criminal record check'],
+    ['reference_check', 'partner-manifest.reference-check.json', 'Demo Reference Checks', 'Two professional references'],
+  ])('%s: registers the kind, lists its checks, and the banner says give consent, then complete the check', async (kind, file, name, check) => {
+    const sub = path.join(dir, kind);
+    mkdirSync(sub);
+    const sandbox = await startSandbox({
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(sub, 'partner.db'),
+      PARTNER_MANIFEST: manifest(file),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      expect(sandbox.integration).toEqual({ ok: true });
+      expect(sandbox.kind).toBe(kind);
+      const record = await request(sandbox.mockUrl).get(`/api/p/${sandbox.codename}/c/${ACME.id}/partner`).set('authorization', `Bearer ${ACME.token}`).expect(200);
+      expect(record.body.partner).toMatchObject({ kind, name });
+      const tests = await request(sandbox.mockUrl).get(`/api/marketplace/c/${ACME.id}/partners/${sandbox.codename}/tests`).expect(200);
+      expect(tests.body.tests.map((t: { name: string }) => t.name)).toContain(check);
+
+      const text = banner(sandbox);
+      expect(text).toContain(`choose ${name}`);
+      expect(text).toMatch(/give consent/);
+      expect(text).toMatch(/complete the check/i);
+      expect(text).toContain('Record result');
+      expect(text).not.toMatch(/take the test/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('assessment (the default manifest): the banner says take the test', async () => {
+    const sandbox = await startSandbox({
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(dir, 'assessment.db'),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      expect(sandbox.kind).toBe('assessment');
+      const text = banner(sandbox);
+      expect(text).toMatch(/take the test/);
+      expect(text).not.toMatch(/consent/);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
