@@ -9,13 +9,13 @@
  * A token is printed once, when it is issued; only its digest is stored. Reads DATABASE_PATH like
  * the server does.
  */
-import { parseArgs } from 'node:util';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { openDb } from '../src/partner/db/open.js';
 import { addDemoTests } from '../src/partner/provider/demo/catalog.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
+import { UsageError, parseCommandLine } from '../src/lib/cli.js';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
@@ -23,20 +23,27 @@ const USAGE = `Usage:
   npm run accounts -- token <account-id> [--json]
   npm run accounts -- revoke <account-id> [--json]`;
 
-class UsageError extends Error {}
+/** An account id that names no account: an error, but not a misuse of the command line. */
+class UnknownAccount extends Error {
+  constructor(id: number) {
+    super(`No account ${id} (see \`npm run accounts -- list\`)`);
+  }
+}
 
 function run(argv: string[]): void {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, test: { type: 'string', multiple: true }, help: { type: 'boolean' } },
-  });
-  const [command, arg] = positionals;
-  if (values.help || !command) {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    { json: { type: 'boolean', default: false }, test: { type: 'string', multiple: true } },
+    true,
+  );
+  const [command, arg, extra] = positionals;
+  if (values.help) {
     console.log(USAGE);
-    if (!command && !values.help) process.exitCode = 2;
     return;
   }
+  if (!command) throw new UsageError('Give a command');
+  if (extra !== undefined) throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
+  if (values.test && command !== 'create') throw new UsageError('--test goes with create only');
   const config = loadConfig(process.env);
   const db = openDb(config.databasePath);
   const accounts = accountStore(db, systemClock);
@@ -72,13 +79,14 @@ function run(argv: string[]): void {
       case 'token': {
         const id = accountId(arg);
         const token = accounts.issueToken(id);
-        if (!token) throw new UsageError(`No account ${id}`);
+        if (!token) throw new UnknownAccount(id);
         print({ id, token }, `New token for account ${id} (shown once):\n\n  ${token}\n`);
         return;
       }
       case 'revoke': {
         const id = accountId(arg);
         const revoked = accounts.revokeTokens(id);
+        if (revoked === undefined) throw new UnknownAccount(id);
         print({ id, revoked }, `Revoked ${revoked} token(s) of account ${id}.`);
         return;
       }
@@ -99,7 +107,7 @@ loadEnvFile();
 try {
   run(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof UsageError) {
+  if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount) {
     console.error(err.message);
     if (err instanceof UsageError) console.error(`\n${USAGE}`);
     process.exitCode = 2;

@@ -4,42 +4,60 @@
  * "Acme Corp" with the demo customer's token, and prints where to click. Ctrl-C stops both.
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
- * restarts; the mock's is in memory, so every start registers and integrates again.
+ * restarts; the mock's is in memory unless MOCK_DATABASE_PATH names a file. Every start registers
+ * (or updates the registration) and integrates again.
  *
- * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server, MOCK_PORT
- * (default 4000), PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST. PORT=0 and MOCK_PORT=0
- * let the system pick free ports; the banner shows which.
+ * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server; MOCK_PORT,
+ * MOCK_HOST, MOCK_DATABASE_PATH, MOCK_PUBLIC_URL, MOCK_UPLOADS_DIR as for `npm run mock`;
+ * PARTNER_CODENAME (default demo-assessments), PARTNER_MANIFEST (scripts/partner-manifest.json, an
+ * assessment; scripts/partner-manifest.background-check.json and .reference-check.json for the
+ * checks, each with a database of its own by default). The banner's steps follow the kind.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { Codename } from '../src/contract/schemas.js';
-import { startMockPlatform } from '../src/mock-platform/server.js';
+import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { main } from '../src/partner/server.js';
+import { demoTokenFile } from '../src/partner/provider/demo/seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
+import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
+import { commandLineOrExit } from '../src/lib/cli.js';
+import type { PartnerKind } from '../src/contract/decisions.js';
+import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
+
+const USAGE = `Usage: npm run dev
+
+Starts the mock platform and the partner server, registers the partner with the mock and
+integrates the sandbox company Acme Corp. It takes no arguments; it reads the environment (and .env):
+
+  PORT, HOST, PUBLIC_URL, DATABASE_PATH, LOG_LEVEL, LOG_FORMAT    the partner server, as for npm start
+  MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH                        the mock platform, as for npm run mock
+  PARTNER_CODENAME, PARTNER_MANIFEST                              what is registered; for a check:
+      PARTNER_MANIFEST=scripts/partner-manifest.background-check.json (or .reference-check.json),
+      with its own database (./data/partner.background-check.db) unless DATABASE_PATH is set`;
 
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
 const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
 
 const DevEnv = z.object({
-  MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
 });
 
 export interface Sandbox {
   partnerUrl: string;
-  /** The dashboard, on PUBLIC_URL's host: the only one it answers on. */
-  dashboardUrl: string;
   mockUrl: string;
   codename: string;
   partnerName: string;
+  /** What the partner is, as registered: the banner's steps depend on it. */
+  kind: PartnerKind;
   /** How the sandbox company's integration went; the sandbox runs either way. */
   integration: { ok: true } | { ok: false; message: string };
   close(): Promise<void>;
@@ -49,33 +67,47 @@ export interface Sandbox {
 export async function startSandbox(env: Record<string, string | undefined>): Promise<Sandbox> {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
-  if (!dev.success) throw new ConfigError(dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const partnerEnv = { ...present, DEMO_SEED: 'true', DATABASE_PATH: present.DATABASE_PATH ?? './data/partner.db' };
-  const base = loadConfig(partnerEnv);
-  // Checked before anything starts, so a mistake in the manifest is reported first.
-  loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+  // The mock reads its own keys (MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH, …) as `npm run mock` does.
+  // Both servers write to this terminal: readable lines by default, each naming its server.
+  const logFormat = present.LOG_FORMAT ?? 'pretty';
+  const mockEnv = mockOptionsFrom({ ...present, LOG_FORMAT: logFormat });
+  if (!dev.success || !mockEnv.ok) {
+    throw new ConfigError([
+      ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+      ...(mockEnv.ok ? [] : mockEnv.problems),
+    ]);
+  }
+  const base = loadConfig({ ...present, LOG_FORMAT: logFormat });
+  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+  const partnerEnv = {
+    ...present,
+    DEMO_SEED: 'true',
+    DATABASE_PATH: present.DATABASE_PATH ?? sandboxDatabase(manifest.kind),
+    LOG_FORMAT: logFormat,
+  };
 
-  const mock = await startMockPlatform({ port: dev.data.MOCK_PORT, host: base.host, logLevel: base.logLevel });
+  const mock = await startMockPlatform(mockEnv.options);
   const stops: (() => Promise<void>)[] = [() => mock.close()];
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const register = async (publicUrl: string) => {
-      const registered = await registerPartner({
+    const register = async (partner: typeof manifest) => {
+      const result = await registerPartner({
         platformUrl: mock.url,
         codename: dev.data.PARTNER_CODENAME,
         companyId: SANDBOX_COMPANY.id,
         apiToken: SANDBOX_TOKEN,
-        partner: loadManifest(dev.data.PARTNER_MANIFEST, publicUrl),
+        partner,
       });
-      if (!registered.ok) {
+      if (!result.ok) {
         const target = { platformUrl: mock.url, codename: dev.data.PARTNER_CODENAME, companyId: SANDBOX_COMPANY.id };
-        throw new Error(describeResult(registered, target));
+        throw new Error(describeResult(result, target));
       }
-      return registered;
+      return result;
     };
-    const registered = await register(base.publicUrl);
+    // A kept mock database (MOCK_DATABASE_PATH) already has the record: this updates it, same secret.
+    const registered = await register(manifest);
 
     // The platform's URL, the codename, the secret and the registered kind are what the partner
     // needs to send report updates the platform accepts.
@@ -88,19 +120,18 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     });
     const partner = await main(config);
     stops.push(() => partner.close());
-    // With PORT=0 the partner has only now been given its port: register its real URLs (posting
-    // again keeps the secret it already runs with).
-    if (partner.publicUrl !== base.publicUrl) await register(partner.publicUrl);
     const address = partner.server.address();
     const partnerUrl = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+    // With PORT=0 the port is known only now: the callbacks are registered again where it listens.
+    if (partner.publicUrl !== base.publicUrl) await register(loadManifest(dev.data.PARTNER_MANIFEST, partner.publicUrl));
 
     const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
     return {
       partnerUrl,
-      dashboardUrl: `${partner.publicUrl}/admin`,
       mockUrl: mock.url,
       codename: dev.data.PARTNER_CODENAME,
       partnerName: registered.partner.name,
+      kind: registered.partner.kind,
       integration,
       close,
     };
@@ -110,9 +141,21 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
   }
 }
 
+/**
+ * The demo account's catalog is seeded once, for one kind (tests, or checks): a check sandbox gets
+ * a database of its own unless DATABASE_PATH says otherwise (./data/partner.background-check.db).
+ */
+function sandboxDatabase(kind: PartnerKind): string {
+  if (kind === 'assessment') return PARTNER_DEFAULTS.DATABASE_PATH;
+  return PARTNER_DEFAULTS.DATABASE_PATH.replace(/\.db$/, `.${kind.replace(/_/g, '-')}.db`);
+}
+
 /** Integrates the sandbox company with the demo account's token, through the marketplace API. */
 async function integrate(mockUrl: string, codename: string, databasePath: string): Promise<Sandbox['integration']> {
-  const tokenFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
+  const ownFile = demoTokenFile(databasePath);
+  // Older versions wrote one `demo-token` per folder; it is used (and renamed) if it still works.
+  const legacyFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
+  const tokenFile = existsSync(ownFile) || !existsSync(legacyFile) ? ownFile : legacyFile;
   if (!existsSync(tokenFile)) {
     return {
       ok: false,
@@ -127,38 +170,59 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
     signal: AbortSignal.timeout(15_000),
   });
   const body = (await res.body.json().catch(() => ({}))) as { error?: string };
-  if (res.statusCode < 300) return { ok: true };
+  if (res.statusCode < 300) {
+    if (tokenFile !== ownFile) renameSync(tokenFile, ownFile);
+    return { ok: true };
+  }
   return {
     ok: false,
     message:
       `The partner refused the demo token in ${tokenFile} ("${body.error ?? res.statusCode}"). ` +
-      'Issue a new one with `npm run accounts -- token 1`, write it to that file, and restart.',
+      `Issue a new one with \`npm run accounts -- token 1\`, write it to ${ownFile}, and restart.`,
   };
 }
 
-function banner(s: Sandbox): string {
+/** What `npm run dev` prints once ready: where everything is, and the flow to try for the partner's kind. */
+export function banner(s: Sandbox): string {
   const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
   const candidate = `${company}/candidates/${SANDBOX_CANDIDATE.id}`;
+  const wording = KIND_WORDING[s.kind];
+  const steps =
+    s.kind === 'assessment'
+      ? [
+          `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
+          `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
+          '  3. Pick a test and click "Send": the report appears with the badge "sent".',
+          `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
+          `     its e-mail in the dashboard, follow the candidate link, take the test — the report turns`,
+          `     completed or failed.`,
+          `  5. See every call between platform and partner at ${s.mockUrl}/calls.`,
+        ]
+      : [
+          `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
+          `  2. Under "Send a test" (the platform's words for every kind), choose ${s.partnerName} and`,
+          `     click "List tests": your tests callback lists the ${wording.noun}s.`,
+          `  3. Pick a ${wording.noun} and click "Send": the report appears with the badge "sent".`,
+          `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
+          `     its e-mail in the dashboard, follow the candidate link and give consent ("${wording.cta}").`,
+          `  5. Complete the check as your operator would: on the invitation's page in the dashboard,`,
+          `     click "Record result: clear" or "Record result: adverse" — the report turns completed or failed.`,
+          `  6. See every call between platform and partner at ${s.mockUrl}/calls.`,
+        ];
   return [
     '',
-    'Sandbox ready.',
+    `Sandbox ready (${wording.title.toLowerCase()} partner).`,
     '',
     `  Mock platform (sandbox UI)  ${s.mockUrl}`,
     `  Partner server              ${s.partnerUrl}`,
-    `  Partner dashboard           ${s.dashboardUrl}  (admin / admin in development)`,
+    `  Partner dashboard           ${s.partnerUrl}/admin  (admin / admin in development)`,
     `  Call history                ${s.mockUrl}/calls`,
     '',
     s.integration.ok
       ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
       : `Integration of ${SANDBOX_COMPANY.name} failed: ${s.integration.message}`,
     '',
-    `  1. Open ${candidate} (${SANDBOX_CANDIDATE.name}).`,
-    `  2. Under "Send a test", choose ${s.partnerName} and click "List tests".`,
-    '  3. Pick a test and click "Send": the report appears with the badge "sent".',
-    `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
-    `     its e-mail in the dashboard, follow the candidate link, take the test — the report turns`,
-    `     completed or failed.`,
-    `  5. See every call between platform and partner at ${s.mockUrl}/calls.`,
+    ...steps,
     '',
     'Ctrl-C stops both servers.',
     '',
@@ -167,6 +231,7 @@ function banner(s: Sandbox): string {
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
   let sandbox: Sandbox;
   try {

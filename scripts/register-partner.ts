@@ -2,11 +2,12 @@
  * Registers (or updates) this partner on the platform — the declarative record in
  * scripts/partner-manifest.json, posted to the partners API (platform-contract.md §3.1):
  *
- *   PLATFORM_URL=http://127.0.0.1:4000 PARTNER_CODENAME=demo-assessments \
  *   PLATFORM_COMPANY_ID=1 PLATFORM_API_TOKEN=mock_api_acme npm run register
  *
- * PUBLIC_URL (default http://127.0.0.1:3000) replaces `${PUBLIC_URL}` in the manifest: where the
- * platform reaches this server. PARTNER_MANIFEST points at another manifest file. Running it again
+ * PLATFORM_URL and PARTNER_CODENAME default as for the server (the sandbox, demo-assessments).
+ * The partner's public URL, derived as the server derives it (PUBLIC_URL, else http://HOST:PORT),
+ * replaces `${PUBLIC_URL}` in the manifest: where the platform reaches this server.
+ * PARTNER_MANIFEST points at another manifest file. Running it again
  * updates the record (200); the secret stays the same. Exit codes: 0 registered, 1 refused or
  * unreachable, 78 configuration problem.
  */
@@ -17,10 +18,24 @@ import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
+import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
+import { commandLineOrExit } from '../src/lib/cli.js';
 
 export const DEFAULT_MANIFEST = fileURLToPath(new URL('./partner-manifest.json', import.meta.url));
-const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';
 const TIMEOUT_MS = 15_000;
+
+const USAGE = `Usage: npm run register
+
+Registers this partner on the platform (or updates its record) from scripts/partner-manifest.json.
+It takes no arguments; it reads the environment (and .env):
+
+  PLATFORM_COMPANY_ID   required: the id of your own company on the platform (1 in the sandbox)
+  PLATFORM_API_TOKEN    required: a personal API token from your company settings (mock_api_acme in the sandbox)
+  PLATFORM_URL          the platform's integrations URL (default ${PARTNER_DEFAULTS.PLATFORM_URL})
+  PARTNER_CODENAME      your codename on the platform (default ${PARTNER_DEFAULTS.PARTNER_CODENAME})
+  PUBLIC_URL            where the platform reaches your server (default http://HOST:PORT, as the server)
+  PARTNER_MANIFEST      another manifest file, e.g. scripts/partner-manifest.background-check.json
+                        (then run the server with the same PARTNER_KIND)`;
 
 /** A problem the user fixes in their environment or manifest (exit 78), every one named. */
 export class RegisterConfigError extends Error {
@@ -37,14 +52,21 @@ const HINTS: Record<string, string> = {
   PARTNER_CODENAME: 'your unique, URL-friendly name on the platform, e.g. demo-assessments',
   PLATFORM_COMPANY_ID: 'the id of your own company on the platform (1 in the sandbox)',
   PLATFORM_API_TOKEN: 'a personal API token from your company settings (mock_api_acme in the sandbox)',
+  PUBLIC_URL: "where the platform reaches your partner server, e.g. https://partner.example.com (default http://HOST:PORT)",
+  HOST: `the address your partner server listens on (default ${PARTNER_DEFAULTS.HOST})`,
+  PORT: `the port your partner server listens on (default ${PARTNER_DEFAULTS.PORT})`,
+  PARTNER_MANIFEST: 'the partner record to register (default scripts/partner-manifest.json)',
 };
 
 export const RegisterEnv = z.object({
-  PLATFORM_URL: httpUrl,
-  PARTNER_CODENAME: Codename,
+  PLATFORM_URL: httpUrl.default(PARTNER_DEFAULTS.PLATFORM_URL),
+  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   PLATFORM_COMPANY_ID: IntegerId,
   PLATFORM_API_TOKEN: z.string().trim().min(1),
-  PUBLIC_URL: httpUrl.default(DEFAULT_PUBLIC_URL),
+  // Read as the server reads them: the callbacks are registered where the server is reached.
+  PUBLIC_URL: httpUrl.optional(),
+  HOST: z.string().min(1).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PARTNER_MANIFEST: z.string().min(1).default(DEFAULT_MANIFEST),
 });
 
@@ -72,13 +94,13 @@ export type RegisterResult =
 export function loadRegisterOptions(env: Record<string, string | undefined>): RegisterOptions {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = RegisterEnv.safeParse(present, {
-    error: (issue) => (issue.input === undefined ? 'is not set' : undefined),
+    error: (issue) => (issue.input === undefined ? 'not set' : undefined),
   });
   if (!parsed.success) {
     throw new RegisterConfigError(
       parsed.error.issues.map((i) => {
         const name = String(i.path[0]);
-        return `${name}: ${i.message}${HINTS[name] ? ` (${HINTS[name]})` : ''}`;
+        return `${name}: ${i.message}${HINTS[name] ? ` — ${HINTS[name]}` : ''}`;
       }),
     );
   }
@@ -88,7 +110,7 @@ export function loadRegisterOptions(env: Record<string, string | undefined>): Re
     codename: e.PARTNER_CODENAME,
     companyId: e.PLATFORM_COMPANY_ID,
     apiToken: e.PLATFORM_API_TOKEN,
-    partner: loadManifest(e.PARTNER_MANIFEST, e.PUBLIC_URL),
+    partner: loadManifest(e.PARTNER_MANIFEST, publicUrlOf(e)),
   };
 }
 
@@ -248,6 +270,7 @@ async function cli(): Promise<number> {
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
   process.exitCode = await cli();
 }

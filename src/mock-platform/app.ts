@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import type { Db } from '../lib/db.js';
 import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
+import type { DestinationStream } from 'pino';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { apiTokensRouter } from './api-tokens/routes.js';
@@ -42,6 +43,8 @@ export interface MockPlatformDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** Where `logger` writes, for the access log to write there too (standard output when not given). */
+  logDestination?: DestinationStream;
   /** For the calls the platform makes to partners; undici's global dispatcher when absent. */
   dispatcher?: Dispatcher;
   /** How long each partner callback may take (platform-contract.md §4). */
@@ -105,6 +108,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     calls,
     timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
     dispatcher: deps.dispatcher,
+    faults,
   });
   const marketplace = createMarketplace({ companies, partners, integrations, reports, client });
   // Every endpoint a partner calls is logged and can be given faults, under one name.
@@ -114,7 +118,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(helmet());
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, deps.logDestination));
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });

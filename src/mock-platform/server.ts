@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Db } from '../lib/db.js';
-import { createLogger, type Logger } from '../lib/http/logger.js';
+import { LOG_FORMATS, createLogger, logDestination, type LogFormat, type Logger } from '../lib/http/logger.js';
 import { createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
 import { seedPlacements } from './companies/seed-placements.js';
@@ -18,6 +18,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
+import { commandLineOrExit } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -27,6 +28,8 @@ export interface MockPlatformOptions {
   databasePath?: string;
   logger?: Logger;
   logLevel?: string;
+  /** How the logger built here writes (default json); ignored with `logger`. */
+  logFormat?: LogFormat;
   clock?: Clock;
   dispatcher?: Dispatcher;
   callbackTimeoutMs?: number;
@@ -54,13 +57,15 @@ export interface RunningMockPlatform {
   webhooks: MockWebhooks;
   /** Where careers applications' files go. */
   uploadsDir: string;
+  logger: Logger;
   close(): Promise<void>;
 }
 
 /** Opens the database, seeds it, and listens. Used by `npm run mock`, `npm run dev` and the tests. */
 export async function startMockPlatform(options: MockPlatformOptions = {}): Promise<RunningMockPlatform> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(options.logLevel ?? 'info');
+  const logStream = options.logger ? undefined : logDestination(options.logFormat);
+  const logger = options.logger ?? createLogger(options.logLevel ?? 'info', logStream, { server: 'mock' });
   const databasePath = options.databasePath ?? ':memory:';
   const db = openMockDb(databasePath);
   if (options.seed ?? true) {
@@ -114,6 +119,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     dispatcher: options.dispatcher,
     callbackTimeoutMs: options.callbackTimeoutMs,
     events: options.events,
+    logDestination: logStream,
     publicUrl: options.publicUrl ?? url,
     uploadsDir,
   });
@@ -133,38 +139,69 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       db.close();
       if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, webhooks, uploadsDir, close };
+  return { url, app, db, server, webhooks, uploadsDir, logger, close };
 }
 
-const Env = z.object({
+/** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */
+export const MockEnv = z.object({
   MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   MOCK_HOST: z.string().min(1).default('127.0.0.1'),
   MOCK_DATABASE_PATH: z.string().min(1).default(':memory:'),
   MOCK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MOCK_UPLOADS_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('json'),
 });
+
+/**
+ * `startMockPlatform` options from the environment (unset or empty: the default); the problems as
+ * "NAME: message" lines when a value is wrong.
+ */
+export function mockOptionsFrom(
+  env: Record<string, string | undefined>,
+): { ok: true; options: MockPlatformOptions & { databasePath: string; logLevel: string; logFormat: LogFormat } } | { ok: false; problems: string[] } {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = MockEnv.safeParse(present);
+  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+  const e = parsed.data;
+  return {
+    ok: true,
+    options: {
+      port: e.MOCK_PORT,
+      host: e.MOCK_HOST,
+      databasePath: e.MOCK_DATABASE_PATH,
+      publicUrl: e.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
+      uploadsDir: e.MOCK_UPLOADS_DIR,
+      logLevel: e.LOG_LEVEL,
+      logFormat: e.LOG_FORMAT,
+    },
+  };
+}
+
+const USAGE = `Usage: npm run mock
+
+Serves the mock platform sandbox. It takes no arguments; it reads the environment (and .env):
+
+  MOCK_PORT            default 4000
+  MOCK_HOST            default 127.0.0.1 (the sandbox has no login: keep it there)
+  MOCK_DATABASE_PATH   :memory: (default, a fresh platform per start) or a file kept across restarts
+  MOCK_PUBLIC_URL      where the mock is reached from outside (a proxy, a tunnel)
+  MOCK_UPLOADS_DIR     careers applications' files (default: next to the database file)
+  LOG_LEVEL            fatal | error | warn | info | debug | trace | silent
+  LOG_FORMAT           json (default) | pretty`;
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
+  commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
-  const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
-  const env = Env.safeParse(present);
-  if (!env.success) {
-    const problems = env.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
-    console.error(`Invalid configuration; fix these environment variables:\n${problems.join('\n')}`);
+  const env = mockOptionsFrom(process.env);
+  if (!env.ok) {
+    console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
     process.exit(78); // EX_CONFIG
   }
-  const logger = createLogger(env.data.LOG_LEVEL);
-  const mock = await startMockPlatform({
-    port: env.data.MOCK_PORT,
-    host: env.data.MOCK_HOST,
-    databasePath: env.data.MOCK_DATABASE_PATH,
-    publicUrl: env.data.MOCK_PUBLIC_URL?.replace(/\/+$/, ''),
-    uploadsDir: env.data.MOCK_UPLOADS_DIR,
-    logger,
-  });
-  logger.info({ url: mock.url, database: env.data.MOCK_DATABASE_PATH }, 'mock platform listening');
+  const mock = await startMockPlatform(env.options);
+  const { logger } = mock;
+  logger.info({ url: mock.url, database: env.options.databasePath }, 'mock platform listening');
   // The sandbox tokens are public by design (a local tool), so printing them is fine.
   const tokens = SEED_API_TOKENS.map(
     (t) => `${SEED_COMPANIES.find((c) => c.id === t.companyId)?.name} (company ${t.companyId}): ${t.token}`,

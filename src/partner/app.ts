@@ -16,6 +16,7 @@ import { invitationStore } from './invitations/store.js';
 import { mailOutbox } from './mail/outbox.js';
 import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
+import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
@@ -52,6 +53,9 @@ export interface AppDeps {
   web?: WebDeps;
 }
 
+/** Where the platform's callbacks are mounted: {PUBLIC_URL}/callbacks/… in the partner record. */
+const CALLBACKS_PATH = '/callbacks';
+
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, clock, provider, web } = deps;
@@ -71,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   // Security headers on every answer, the callbacks' and errors included, and on any route added below.
   app.use(helmet());
 
-  registerCallbacks(app, '/callbacks', {
+  registerCallbacks(app, CALLBACKS_PATH, {
     accounts,
     invitations,
     createInvitation: groupCommit(db, invitations.create),
@@ -97,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
 
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
+    app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platform: web.platform, callbacksPath: CALLBACKS_PATH }));
     app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger }));
     app.use(resultsPage({ invitations, links: web.links, provider, logger }));
     app.use(

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
+import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
+import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
 
 /**
  * Every setting the partner server reads, parsed once at start-up.
@@ -30,12 +32,14 @@ const DAY_MS = 24 * 60 * 60_000;
 
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default(PARTNER_DEFAULTS.HOST),
+  PORT: z.coerce.number().int().min(0).max(65535).default(PARTNER_DEFAULTS.PORT),
   /** Where the partner server is reachable by the platform and by candidates (links in e-mails, report urls). */
   PUBLIC_URL: httpUrl.optional(),
-  DATABASE_PATH: z.string().min(1).default('./data/partner.db'),
+  DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json: one JSON object per line; pretty: readable lines for a terminal (`npm run dev` defaults to it). */
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('json'),
   /** Express `trust proxy`: off unless set. A hop count ("1") or a list of addresses/subnets. */
   TRUST_PROXY: z.string().optional(),
   /** Largest JSON body the callbacks accept, in bytes. */
@@ -50,9 +54,9 @@ const ConfigSchema = z.object({
   DEMO_SEED: boolean.default(false),
 
   /** The platform's integrations base URL; report updates go to {PLATFORM_URL}/api/p/{codename}/reports/{id}. */
-  PLATFORM_URL: httpUrl.default('http://127.0.0.1:4000'),
+  PLATFORM_URL: httpUrl.default(PARTNER_DEFAULTS.PLATFORM_URL),
   /** This partner's codename on the platform (as registered). */
-  PARTNER_CODENAME: Codename.default('demo-assessments'),
+  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
   /** The partner secret returned on registration (RT-PARTNER-SECRET). Unset: report updates wait. */
   PARTNER_SECRET: z.string().trim().min(1).optional(),
   /** What this partner is, as registered: decides the wording and what report updates may carry. */
@@ -84,6 +88,7 @@ export type Config = {
   publicUrl: string;
   databasePath: string;
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  logFormat: LogFormat;
   trustProxy: boolean | number | string;
   bodyLimitBytes: number;
   webhooks: { secrets: ReadonlyMap<number, readonly string[]>; bodyLimitBytes: number };
@@ -126,7 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const makeOne = `a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\``;
   const publicUrl = publicUrlOf(present);
   // An unparseable URL is reported above as PUBLIC_URL's own problem.
-  const reachableFromElsewhere = publicUrl !== undefined && !isLoopback(publicUrl);
+  const reachableFromElsewhere = URL.canParse(publicUrl) && !isLoopback(publicUrl);
   if (production && present.CANDIDATE_LINK_SECRET === undefined) {
     problems.push(`CANDIDATE_LINK_SECRET: is required in production (${makeOne})`);
   } else if (reachableFromElsewhere && present.CANDIDATE_LINK_SECRET === undefined) {
@@ -155,9 +160,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: c.NODE_ENV,
     host: c.HOST,
     port: c.PORT,
-    publicUrl: publicUrlOf(c)!,
+    publicUrl: publicUrlOf(c),
     databasePath: c.DATABASE_PATH,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     bodyLimitBytes: c.BODY_LIMIT_BYTES,
     webhooks: { secrets: c.WEBHOOK_SECRETS, bodyLimitBytes: c.WEBHOOK_BODY_LIMIT_BYTES },
@@ -190,12 +196,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * PUBLIC_URL without its trailing slashes, or `http://HOST:PORT` (an IPv6 HOST in brackets);
  * undefined when that is not a URL (PUBLIC_URL's own problem is reported).
  */
-function publicUrlOf(env: { PUBLIC_URL?: string; HOST?: string; PORT?: string | number }): string | undefined {
-  const host = env.HOST ?? '127.0.0.1';
-  const url = env.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? 3000}`;
-  return URL.canParse(url) ? url.replace(/\/+$/, '') : undefined;
-}
-
 /** Whether only this machine can reach `url`: its host is localhost, in 127.0.0.0/8, or ::1. */
 function isLoopback(url: string): boolean {
   const { hostname } = new URL(url);

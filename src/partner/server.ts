@@ -19,7 +19,7 @@ import { mailOutbox } from './mail/outbox.js';
 import { mailSender } from './mail/sender.js';
 import { createMailer, type Mailer } from './mail/transport.js';
 import { demoProvider } from './provider/demo/index.js';
-import { seedDemo } from './provider/demo/seed.js';
+import { demoTokenFile, seedDemo } from './provider/demo/seed.js';
 import { reportOutbox } from './reports/outbox.js';
 import { deliveryAgent, deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
 import { webhookProcessor } from './webhooks/processor.js';
@@ -124,8 +124,8 @@ export async function main(
   config: Config,
   overrides: MainOverrides = {},
 ): Promise<{ server: Server; publicUrl: string; close: () => Promise<void> }> {
-  const logStream = logDestination();
-  const logger = createLogger(config.logLevel, logStream);
+  const logStream = logDestination(config.logFormat);
+  const logger = createLogger(config.logLevel, logStream, { server: 'partner' });
   const clock = overrides.clock ?? systemClock;
   if (config.links.developmentKey) {
     // Allowed only on a loopback public URL (config.ts); still, whoever reaches it can forge links.
@@ -140,7 +140,7 @@ export async function main(
     const seeded = seedDemo(db, clock, accountStore(db, clock), config.kind);
     if (seeded) {
       // The token is a credential: it goes to a file only its owner can read, never to the log.
-      const file = path.join(path.dirname(path.resolve(config.databasePath)), 'demo-token');
+      const file = demoTokenFile(config.databasePath);
       writeFileSync(file, seeded.token + '\n', { mode: 0o600 });
       chmodSync(file, 0o600);
       logger.info({ accountId: seeded.accountId, tokenFile: file }, 'demo account created');

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
-import { startSandbox } from '../../scripts/dev.js';
+import { openMockDb } from '../../src/mock-platform/db.js';
+import { banner, startSandbox } from '../../scripts/dev.js';
 import { ACME, ADA } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
@@ -35,7 +37,7 @@ describe('npm run dev', () => {
     const first = await start();
     try {
       expect(first.integration).toEqual({ ok: true });
-      expect(existsSync(path.join(dir, 'demo-token'))).toBe(true);
+      expect(existsSync(path.join(dir, 'partner.db.demo-token'))).toBe(true);
       const sent = await sendFirstTest(first.mockUrl, first.codename);
       expect(sent.body.report).toMatchObject({ status: 'sent', delivery: 'delivered' });
       const page = await request(first.mockUrl).get(`/companies/${ACME.id}`).expect(200);
@@ -59,6 +61,156 @@ describe('npm run dev', () => {
       expect(db.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 2 });
     } finally {
       db.close();
+    }
+  });
+});
+
+/** Polls `read` until `done` holds for what it returns (15 s at most). */
+async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('npm run dev with MOCK_DATABASE_PATH', () => {
+  it('keeps the sandbox across restarts: the registration is updated, the old report still exists and its updates are delivered', async () => {
+    const sub = path.join(dir, 'kept');
+    mkdirSync(sub);
+    const env = {
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(sub, 'partner.db'),
+      MOCK_DATABASE_PATH: path.join(sub, 'mock.db'),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    const report = (mockUrl: string, id: string) => request(mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${id}`);
+
+    const first = await startSandbox(env);
+    let reportId: string;
+    try {
+      expect(first.integration).toEqual({ ok: true });
+      reportId = (await sendFirstTest(first.mockUrl, first.codename)).body.report.id;
+      await until('the partner\'s first report update', async () => (await report(first.mockUrl, reportId)).body.report?.urls, (urls) => Boolean(urls?.cancel));
+    } finally {
+      await first.close();
+    }
+
+    const second = await startSandbox(env);
+    try {
+      expect(second.integration).toEqual({ ok: true });
+      const kept = await report(second.mockUrl, reportId).expect(200);
+      expect(kept.body.report).toMatchObject({ id: reportId, status: 'sent' });
+
+      // The candidate takes the test now: the partner's update reaches the report of the first run.
+      const partnerDb = openDb(env.DATABASE_PATH);
+      try {
+        const row = partnerDb.prepare('SELECT candidate_url, test_id FROM invitations WHERE report_id = ?').get(reportId) as { candidate_url: string; test_id: string };
+        const link = new URL(row.candidate_url);
+        await request(second.partnerUrl).get(link.pathname + link.search).expect(200);
+        const questions = partnerDb.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ?').all(Number(row.test_id)) as { id: number; answer: number }[];
+        const answers = Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)]));
+        await request(second.partnerUrl).post('/take').type('form').send({ token: link.searchParams.get('token'), ...answers }).expect(303);
+        const done = await until('the completed report', async () => (await report(second.mockUrl, reportId)).body.report?.status, (s) => s === 'completed');
+        expect(done).toBe('completed');
+        expect(partnerDb.prepare(`SELECT count(*) AS n FROM report_updates WHERE status = 'dead'`).get()).toEqual({ n: 0 });
+      } finally {
+        partnerDb.close();
+      }
+    } finally {
+      await second.close();
+    }
+    const mockDb = openMockDb(env.MOCK_DATABASE_PATH);
+    try {
+      expect(mockDb.prepare('SELECT count(*) AS n FROM partners').get()).toEqual({ n: 1 });
+      expect(mockDb.prepare('SELECT count(*) AS n FROM reports').get()).toEqual({ n: 1 });
+    } finally {
+      mockDb.close();
+    }
+  });
+});
+
+describe('npm run dev with two partner databases in one folder', () => {
+  it('keeps a demo token per database, so each sandbox integrates again after the other ran', async () => {
+    const sub = path.join(dir, 'two');
+    mkdirSync(sub);
+    const run = async (database: string) => {
+      const sandbox = await startSandbox({
+        PATH: process.env.PATH,
+        DATABASE_PATH: path.join(sub, database),
+        PORT: '0',
+        MOCK_PORT: '0',
+        LOG_LEVEL: 'silent',
+      });
+      await sandbox.close();
+      return sandbox.integration;
+    };
+    expect(await run('a.db')).toEqual({ ok: true });
+    expect(await run('b.db')).toEqual({ ok: true });
+    expect(await run('a.db')).toEqual({ ok: true });
+    const a = readFileSync(path.join(sub, 'a.db.demo-token'), 'utf8');
+    const b = readFileSync(path.join(sub, 'b.db.demo-token'), 'utf8');
+    expect(a).toMatch(/^ptk_/);
+    expect(b).toMatch(/^ptk_/);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('npm run dev for each kind of partner', () => {
+  const manifest = (name: string) => fileURLToPath(new URL(`../../scripts/${name}`, import.meta.url));
+
+  it.each([
+    ['background_check', 'partner-manifest.background-check.json', 'Demo Background Checks', 'Criminal record check'],
+    ['reference_check', 'partner-manifest.reference-check.json', 'Demo Reference Checks', 'Two professional references'],
+  ])('%s: registers the kind, lists its checks, and the banner says give consent, then complete the check', async (kind, file, name, check) => {
+    const sub = path.join(dir, kind);
+    mkdirSync(sub);
+    const sandbox = await startSandbox({
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(sub, 'partner.db'),
+      PARTNER_MANIFEST: manifest(file),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      expect(sandbox.integration).toEqual({ ok: true });
+      expect(sandbox.kind).toBe(kind);
+      const record = await request(sandbox.mockUrl).get(`/api/p/${sandbox.codename}/c/${ACME.id}/partner`).set('authorization', `Bearer ${ACME.token}`).expect(200);
+      expect(record.body.partner).toMatchObject({ kind, name });
+      const tests = await request(sandbox.mockUrl).get(`/api/marketplace/c/${ACME.id}/partners/${sandbox.codename}/tests`).expect(200);
+      expect(tests.body.tests.map((t: { name: string }) => t.name)).toContain(check);
+
+      const text = banner(sandbox);
+      expect(text).toContain(`choose ${name}`);
+      expect(text).toMatch(/give consent/);
+      expect(text).toMatch(/complete the check/i);
+      expect(text).toContain('Record result');
+      expect(text).not.toMatch(/take the test/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('assessment (the default manifest): the banner says take the test', async () => {
+    const sandbox = await startSandbox({
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(dir, 'assessment.db'),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      expect(sandbox.kind).toBe('assessment');
+      const text = banner(sandbox);
+      expect(text).toMatch(/take the test/);
+      expect(text).not.toMatch(/consent/);
+    } finally {
+      await sandbox.close();
     }
   });
 });

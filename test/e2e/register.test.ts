@@ -16,6 +16,7 @@ import {
   registerPartner,
 } from '../../scripts/register-partner.js';
 import { REFUSED_URL } from '../support/net.js';
+import { loadConfig } from '../../src/partner/config.js';
 import { ACME, GLOBEX, startMock } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -100,9 +101,22 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(RegisterConfigError);
     const problems = (error as RegisterConfigError).problems;
-    expect(problems.map((p) => p.split(':')[0])).toEqual(['PARTNER_CODENAME', 'PLATFORM_COMPANY_ID', 'PLATFORM_API_TOKEN']);
-    expect(problems[2]).toContain('is not set');
-    expect(problems[2]).toContain('mock_api_acme');
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['PLATFORM_COMPANY_ID', 'PLATFORM_API_TOKEN']);
+    expect(problems[1]).toBe(
+      'PLATFORM_API_TOKEN: not set — a personal API token from your company settings (mock_api_acme in the sandbox)',
+    );
+  });
+
+  it('defaults the platform, the codename and the public URL as the partner server does', () => {
+    const server = loadConfig({});
+    const options = loadRegisterOptions({ PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't' });
+    expect(options.platformUrl).toBe(server.platform.url);
+    expect(options.codename).toBe(server.platform.codename);
+    expect(options.partner.urls.tests).toBe(`${server.publicUrl}/callbacks/tests`);
+    for (const env of [{ PORT: '3100' }, { HOST: 'localhost', PORT: '3200' }, { PUBLIC_URL: 'https://partner.example.com/', PORT: '3100' }]) {
+      const registered = loadRegisterOptions({ PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't', ...env });
+      expect(registered.partner.urls.tests).toBe(`${loadConfig(env).publicUrl}/callbacks/tests`);
+    }
   });
 
   it('refuses a malformed codename or URL', () => {
@@ -175,6 +189,34 @@ describe('npm run register (the CLI as a child process)', () => {
     const { PLATFORM_API_TOKEN: _omit, ...rest } = env();
     const result = await run(rest);
     expect(result.code).toBe(78);
-    expect(result.stderr).toMatch(/PLATFORM_API_TOKEN: is not set/);
+    expect(result.stderr).toMatch(/PLATFORM_API_TOKEN: not set — a personal API token/);
+  });
+
+  it('without any variable, names only what has no default, each with what to do', async () => {
+    const result = await run({});
+    expect(result.code).toBe(78);
+    const problems = result.stderr.split('\n').filter((l) => l.startsWith('  - '));
+    expect(problems).toEqual([
+      '  - PLATFORM_COMPANY_ID: not set — the id of your own company on the platform (1 in the sandbox)',
+      '  - PLATFORM_API_TOKEN: not set — a personal API token from your company settings (mock_api_acme in the sandbox)',
+    ]);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it.each([
+    ['PORT=3100', { PORT: '3100' }, 'http://127.0.0.1:3100'],
+    ['HOST and PORT', { HOST: 'localhost', PORT: '3200' }, 'http://localhost:3200'],
+    ['PUBLIC_URL over PORT', { PUBLIC_URL: 'https://partner.example.com', PORT: '3100' }, 'https://partner.example.com'],
+  ])('registers the callbacks where the server listens: %s', async (_name, vars, publicUrl) => {
+    const { PUBLIC_URL: _omit, ...rest } = env();
+    const codename = `reg-url-${publicUrl.replace(/\W+/g, '-').slice(-12)}`.replace(/-+$/, '');
+    const result = await run({ ...rest, PARTNER_CODENAME: codename, ...vars });
+    expect(result.code, result.stderr).toBe(0);
+    const stored = await request(mock.url).get(`/api/p/${codename}/c/1/partner`).set('authorization', `Bearer ${ACME.token}`).expect(200);
+    expect(stored.body.partner.urls).toEqual({
+      validate_token: `${publicUrl}/callbacks/validate_token`,
+      tests: `${publicUrl}/callbacks/tests`,
+      send_candidate: `${publicUrl}/callbacks/send_candidate`,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, integrate, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
+import { ACME, ADA, integrate, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
 let platform: ReturnType<typeof mockPlatform>;
@@ -115,5 +115,98 @@ describe('fault injection', () => {
   it('names the known endpoints when refusing an unknown one', async () => {
     const res = await arm({ endpoint: 'nope', status: 500 }).expect(422);
     expect(res.body.errors.endpoint[0]).toMatch(/must be one of: .*reports\.update/);
+  });
+});
+
+describe('faults on the callbacks to the partner', () => {
+  let demo: StubPartner;
+  let mock: ReturnType<typeof mockPlatform>;
+  let demoSecret: string;
+  beforeEach(async () => {
+    demo = await stubPartner();
+    mock = mockPlatform({ callbackTimeoutMs: 300 });
+    demoSecret = await register(mock.app, 'demo-assessments', demo.urls, { name: 'Demo Assessments' });
+    await integrate(mock.app, ACME.id, 'demo-assessments');
+  });
+  afterEach(() => demo.close());
+
+  const armCallback = (fault: object) => request(mock.app).post('/_mock/faults').send({ target: 'callback', ...fault });
+  const sendTest = () =>
+    request(mock.app)
+      .post(`/api/marketplace/c/${ACME.id}/partners/demo-assessments/send`)
+      .send({ candidate_id: ADA, test_id: 2, test_name: 'Ruby' });
+  const sendCalls = () => demo.received.filter((r) => r.path === '/send_candidate');
+  const lastCall = async () =>
+    (await request(mock.app).get('/_mock/calls?direction=outbound&endpoint=send_candidate&order=desc&limit=1').expect(200)).body.calls[0];
+
+  it('a status on send_candidate: the recruiter sees the problem message, the partner receives no call', async () => {
+    const armed = await armCallback({ endpoint: 'send_candidate', status: 500 }).expect(201);
+    expect(armed.body.fault).toMatchObject({ target: 'callback', endpoint: 'send_candidate', status: 500, remaining: 1 });
+    const res = await sendTest().expect(502);
+    expect(res.body).toMatchObject({ error: 'There was a problem with the Demo Assessments API', outcome: 'problem' });
+    expect(sendCalls()).toHaveLength(0);
+    expect(await lastCall()).toMatchObject({ response_status: 500, fault: 'status 500' });
+    // Used up: the next send reaches the partner.
+    await sendTest().expect(201);
+    expect(sendCalls()).toHaveLength(1);
+  });
+
+  it('a dropped connection: the same message, no call, and the call log says the connection closed', async () => {
+    await armCallback({ endpoint: 'send_candidate', drop: true }).expect(201);
+    const res = await sendTest().expect(502);
+    expect(res.body.error).toBe('There was a problem with the Demo Assessments API');
+    expect(sendCalls()).toHaveLength(0);
+    expect(await lastCall()).toMatchObject({ response_status: null, fault: 'drop connection', error: expect.stringMatching(/other side closed/) });
+  });
+
+  it('a delay past the callback timeout: the call times out before reaching the partner', async () => {
+    await armCallback({ endpoint: 'send_candidate', delayMs: 5_000 }).expect(201);
+    const started = Date.now();
+    const res = await sendTest().expect(502);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(res.body.error).toBe('There was a problem with the Demo Assessments API');
+    expect(sendCalls()).toHaveLength(0);
+    expect(await lastCall()).toMatchObject({ error: 'timed out after 300 ms', fault: 'delay 5000 ms' });
+  });
+
+  it('a delay within the timeout: the call goes through late', async () => {
+    await armCallback({ endpoint: 'tests', delayMs: 150 }).expect(201);
+    const started = Date.now();
+    await request(mock.app).get(`/api/marketplace/c/${ACME.id}/partners/demo-assessments/tests`).expect(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(demo.received.filter((r) => r.path === '/tests')).toHaveLength(1);
+  });
+
+  it('a 4xx status shows as the partner\'s own refusal; validate_token and cancel take faults too', async () => {
+    await armCallback({ endpoint: 'validate_token', status: 401 }).expect(201);
+    const refused = await request(mock.app)
+      .post(`/api/marketplace/c/${ACME.id}/partners/demo-assessments/integration`)
+      .send({ token: 'ptk_customer_token_0002' })
+      .expect(422);
+    expect(refused.body.error).toBe('Invalid token');
+    expect(demo.received.filter((r) => r.path === '/validate_token')).toHaveLength(1);
+
+    const report = (await sendTest().expect(201)).body.report as { id: string };
+    await request(mock.app)
+      .patch(`/api/p/demo-assessments/reports/${report.id}`)
+      .set('rt-partner-secret', demoSecret)
+      .send({ urls: { cancel: `${demo.url}/reports/${report.id}/cancel` } })
+      .expect(200);
+    await armCallback({ endpoint: 'cancel', status: 503 }).expect(201);
+    const listed = await request(mock.app).get('/_mock/faults').expect(200);
+    expect(listed.body.callbacks).toEqual(['cancel', 'send_candidate', 'tests', 'validate_token']);
+    expect(listed.body.faults).toEqual([expect.objectContaining({ target: 'callback', endpoint: 'cancel', status: 503 })]);
+    const cancel = await request(mock.app).post(`/api/marketplace/c/${ACME.id}/reports/${report.id}/cancel`).expect(502);
+    expect(cancel.body.error).toBe('There was a problem with the Demo Assessments API');
+    expect(demo.received.filter((r) => r.path.endsWith('/cancel'))).toHaveLength(0);
+  });
+
+  it('platform faults and callback faults do not mix', async () => {
+    await arm({ endpoint: 'reports.update', status: 500 }).expect(201);
+    await sendTest().expect(201);
+    await armCallback({ endpoint: 'reports.update', status: 500 })
+      .expect(422)
+      .expect((res) => expect(res.body.errors.endpoint[0]).toBe('must be one of: cancel, send_candidate, tests, validate_token'));
+    await request(mock.app).post('/_mock/faults').send({ target: 'partner', endpoint: 'tests', status: 500 }).expect(422);
   });
 });

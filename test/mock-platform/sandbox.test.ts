@@ -109,6 +109,18 @@ describe('sandbox UI', () => {
     expect((await request(platform.app).get('/_mock/faults').expect(200)).body.faults).toHaveLength(1);
   });
 
+  it('arms a fault on a callback to the partner from the Admin page; sending then shows the problem message', async () => {
+    await integrate(platform.app, ACME.id, 'skill-check');
+    const admin = await request(platform.app).get('/admin').expect(200);
+    expect(admin.text).toContain('<option value="callback:send_candidate">send_candidate</option>');
+    const armed = await submit('/admin/faults', { endpoint: 'callback:send_candidate', status: '500', delay_ms: '', times: '1' });
+    expect(armed.text).toContain('Fault armed on the send_candidate callback: status 500, 1 time(s).');
+    const form = { codename: 'skill-check', report_id: crypto.randomUUID(), test: JSON.stringify({ id: 1, name: 'Ruby' }) };
+    const page = await submit(`/companies/${ACME.id}/candidates/${ADA}/send`, form);
+    expect(page.text).toContain('There was a problem with the Skill Check API');
+    expect(partner.received.filter((r) => r.path === '/send_candidate')).toHaveLength(0);
+  });
+
   it('shows the call history with credentials redacted', async () => {
     await integrate(platform.app, ACME.id, 'skill-check', 'ptk_customer_token_0001');
     const list = await request(platform.app).get('/calls').expect(200);

@@ -49,4 +49,30 @@ describe('accounts CLI', () => {
     await expect(cli('revoke', 'abc')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Usage') });
     await expect(cli('token', '99')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('No account 99') });
   });
+
+  it.each([
+    ['an option without its value', ['create', 'Foo', '--test']],
+    ['an unknown option', ['create', 'Foo', '--bogus']],
+    ['an unknown command', ['rename', '1']],
+    ['a missing account id', ['token']],
+  ])('when given %s, then it prints the usage, exits 2 and shows no stack trace', async (_what, args) => {
+    const failed = await cli(...args).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toContain('Usage:');
+    expect(failed?.stderr).toContain('npm run accounts -- create');
+    expect(failed?.stderr).not.toMatch(/^ {4}at /m);
+  });
+
+  it('when an unknown account is revoked, then it is an error like an unknown account\'s token', async () => {
+    await expect(cli('revoke', '99')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('No account 99') });
+    await expect(cli('revoke', '99', '--json')).rejects.toMatchObject({ code: 2, stdout: '' });
+  });
+
+  it('when asked for help, then it prints the usage and exits 0', async () => {
+    const { stdout } = await cli('--help');
+    expect(stdout).toContain('Usage:');
+  });
 });

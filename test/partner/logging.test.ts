@@ -5,6 +5,8 @@ import { createApp } from '../../src/partner/app.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
+import { loadConfig } from '../../src/partner/config.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 
 function capture() {
@@ -54,5 +56,66 @@ describe('access log', () => {
     expect(access).toEqual([expect.objectContaining({ level: 'info', method: 'GET', path: '/callbacks/tests', status: 401, ms: expect.any(Number) })]);
     for (const leaked of ['ptk_not_a_real_token', 'secret-query']) expect(lines.join('')).not.toContain(leaked);
     db.close();
+  });
+});
+
+describe('log format', () => {
+  const at = '2026-01-05T10:42:01.000Z';
+  const clock = new Date(at).toTimeString().slice(0, 8);
+
+  it('pretty: one human-readable line per entry, the server first, then time, level, message and fields', () => {
+    const line = JSON.stringify({ level: 'info', time: at, server: 'partner', port: 3000, publicUrl: 'http://127.0.0.1:3000', msg: 'partner server listening' });
+    expect(prettyLine(line)).toBe(`[partner] ${clock} INFO  partner server listening port=3000 publicUrl=http://127.0.0.1:3000\n`);
+    const request = JSON.stringify({ level: 'error', time: at, server: 'mock', method: 'GET', path: '/a b', status: 500, ms: 1.5, msg: 'request' });
+    expect(prettyLine(request)).toBe(`[mock]    ${clock} ERROR request method=GET path="/a b" status=500 ms=1.5\n`);
+  });
+
+  it('pretty: nested fields as JSON, an error with its stack beneath, a line that is not JSON as it is', () => {
+    const line = JSON.stringify({ level: 'warn', time: at, server: 'partner', job: { id: 3 }, err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at x' }, msg: 'failed' });
+    expect(prettyLine(line)).toBe(`[partner] ${clock} WARN  failed job={"id":3} err="boom"\n    Error: boom\n        at x\n`);
+    expect(prettyLine('not json\n')).toBe('not json\n');
+  });
+
+  it('pretty: credentials are still redacted, since the logger redacts before the line is formatted', () => {
+    const lines: string[] = [];
+    const out = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logger = createLogger('info', prettyDestination(out), { server: 'partner' });
+    logger.info({ token: 'ptk_plain', headers: { authorization: 'Bearer ptk_plain' } }, 'outbound call');
+    expect(lines.join('')).toMatch(/^\[partner\] \d\d:\d\d:\d\d INFO {2}outbound call token="\[redacted\]" headers=\{"authorization":"\[redacted\]"\}\n$/);
+  });
+
+  it('json: the server named in every line, main log and access log alike', async () => {
+    const { lines, stream } = capture();
+    const logger = createLogger('info', stream, { server: 'partner' });
+    logger.info('hello');
+    const db = openDb(':memory:');
+    const app = createApp({
+      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
+      db,
+      logger,
+      logDestination: stream,
+      clock: systemClock,
+      provider: demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` }),
+    });
+    await request(app).get('/healthz').expect(200);
+    db.close();
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.map((l) => [l.server, l.msg])).toEqual([
+      ['partner', 'hello'],
+      ['partner', 'request'],
+    ]);
+  });
+
+  it('LOG_FORMAT: json unless set, in development and production alike', () => {
+    const production = { NODE_ENV: 'production', CANDIDATE_LINK_SECRET: 'x'.repeat(40), ADMIN_TOKEN: 't'.repeat(30) };
+    expect(loadConfig({}).logFormat).toBe('json');
+    expect(loadConfig(production).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadConfig({ LOG_FORMAT: 'yaml' })).toThrow(/LOG_FORMAT/);
   });
 });

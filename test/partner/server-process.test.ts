@@ -15,7 +15,7 @@ describe('the server process', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'partner-proc-'));
     server = startServer({ PORT: '0', DATABASE_PATH: path.join(dir, 'db', 'partner.db'), DEMO_SEED: 'true' });
     port = await server.port;
-    token = readFileSync(path.join(dir, 'db', 'demo-token'), 'utf8').trim();
+    token = readFileSync(path.join(dir, 'db', 'partner.db.demo-token'), 'utf8').trim();
   });
   afterAll(() => {
     server.child.kill('SIGKILL');

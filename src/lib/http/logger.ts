@@ -1,6 +1,11 @@
-import { destination, pino, type Logger, type DestinationStream } from 'pino';
+import { destination, pino, type Logger, type DestinationStream, type Bindings } from 'pino';
+import { prettyDestination } from './pretty-log.js';
 
 export type { Logger };
+
+/** json: one JSON object per line (production, log collectors); pretty: one readable line (development, see pretty-log.ts). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * Structured JSON logs. Redaction is by path and applies to every log line, so a credential that
@@ -40,12 +45,18 @@ const common = {
  * milliseconds' worth. Give the main logger and the access log the same one: a single writer
  * never splits a line.
  */
-export function logDestination(): DestinationStream {
-  return destination({ dest: 1, sync: false });
+export function logDestination(format: LogFormat = 'json'): DestinationStream {
+  const stdout = destination({ dest: 1, sync: false });
+  if (format === 'json') return stdout;
+  return prettyDestination(stdout, { color: process.stdout.isTTY === true && !process.env.NO_COLOR });
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ ...common, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+/** `server` names the process's server on every line ("partner", "mock"): `npm run dev` runs both in one. */
+export function createLogger(level: string, destination?: DestinationStream, options: { server?: string } = {}): Logger {
+  return pino(
+    { ...common, ...(options.server && { base: { server: options.server } }), level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    destination,
+  );
 }
 
 /**
@@ -53,6 +64,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  * that never carry credentials, so it skips redaction, which would cost more than the line itself.
  * Same destination and format as the main log.
  */
-export function createAccessLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ ...common, level }, destination);
+export function createAccessLogger(level: string, destination?: DestinationStream, bindings?: Bindings): Logger {
+  return pino({ ...common, ...(bindings && Object.keys(bindings).length > 0 && { base: bindings }), level }, destination);
 }

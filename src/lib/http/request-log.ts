@@ -11,7 +11,8 @@ import { createAccessLogger, type Logger } from './logger.js';
  * output synchronously.
  */
 export function requestLog(logger: Logger, destination?: DestinationStream): RequestHandler {
-  const access = createAccessLogger(logger.level, destination);
+  // Same fields as the logger's own (the server's name): the lines sit side by side in one output.
+  const access = createAccessLogger(logger.level, destination, logger.bindings());
   return (req, res, next) => {
     if (!access.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();

@@ -25,7 +25,7 @@ export interface NewCall {
   error?: string | null;
   /** What the platform showed its user (outbound calls). */
   outcome?: string | null;
-  /** The injected fault that shaped this answer (inbound calls). */
+  /** The injected fault that shaped this answer (inbound calls, and callbacks given a fault). */
   fault?: string | null;
   durationMs: number;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
 import { jsonBody } from '../../lib/http/json-body.js';
 import { parseOr422 } from '../../lib/http/validate.js';
-import type { Fault, FaultStore } from './store.js';
+import { CALLBACK_ENDPOINTS, FAULT_TARGETS, type Fault, type FaultStore } from './store.js';
 
 /** Longest injectable delay: long enough to outlast any client timeout a test wants to hit. */
 export const MAX_FAULT_DELAY_MS = 120_000;
@@ -11,11 +11,16 @@ export const MAX_FAULT_DELAY_MS = 120_000;
 export function faultSpecSchema(faults: FaultStore) {
   return z
     .object({
-      endpoint: z.string().refine(faults.isKnown, { message: `must be one of: ${faults.endpoints().join(', ')}` }),
+      target: z.enum(FAULT_TARGETS).default('platform'),
+      endpoint: z.string(),
       status: z.number().int().min(400).max(599).optional(),
       delayMs: z.number().int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
       drop: z.literal(true).optional(),
       times: z.number().int().min(1).max(1000).default(1),
+    })
+    .superRefine((f, ctx) => {
+      const known: readonly string[] = f.target === 'callback' ? CALLBACK_ENDPOINTS : faults.endpoints();
+      if (!known.includes(f.endpoint)) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: `must be one of: ${known.join(', ')}` });
     })
     .refine((f) => f.status !== undefined || f.delayMs !== undefined || f.drop, {
       message: 'give status, delayMs or drop',
@@ -32,7 +37,7 @@ export function faultsRouter(faults: FaultStore): Router {
   const router = Router();
 
   router.get('/', (_req, res) => {
-    res.json({ faults: faults.list().map(toJson), endpoints: faults.endpoints() });
+    res.json({ faults: faults.list().map(toJson), endpoints: faults.endpoints(), callbacks: CALLBACK_ENDPOINTS });
   });
 
   router.post('/', jsonBody(16 * 1024), (req, res) => {
@@ -57,6 +62,7 @@ export function faultsRouter(faults: FaultStore): Router {
 export function toJson(f: Fault) {
   return {
     id: f.id,
+    target: f.target,
     endpoint: f.endpoint,
     status: f.status,
     delayMs: f.delayMs,

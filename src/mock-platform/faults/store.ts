@@ -2,12 +2,25 @@ import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 
 /**
- * Faults the mock injects into its own endpoints so a partner's retry paths can be exercised: for
- * the next `times` calls of one endpoint, answer with `status`, wait `delayMs` first, or drop the
- * connection without answering. Faults live in memory: they are test set-up, not platform state.
- * Several faults on one endpoint are used in the order they were added.
+ * Faults the mock injects so a partner's failure paths can be exercised: for the next `times`
+ * calls of one endpoint, answer with `status`, wait `delayMs` first, or drop the connection
+ * without answering. Faults live in memory: they are test set-up, not platform state. Several
+ * faults on one endpoint are used in the order they were added.
+ *
+ * The target says whose endpoint: `platform` (default), one of the platform's own endpoints that
+ * the partner calls (`reports.update`, …) — the partner's retries; `callback`, one of the calls
+ * the platform makes to the partner (`validate_token`, `tests`, `send_candidate`, `cancel`) — what
+ * the recruiter sees when the partner's server fails, without stopping it. A callback fault is
+ * played by the platform's side: the partner receives no call.
  */
+export const FAULT_TARGETS = ['platform', 'callback'] as const;
+export type FaultTarget = (typeof FAULT_TARGETS)[number];
+
+/** The calls the platform makes to a partner, by the names the call log gives them. */
+export const CALLBACK_ENDPOINTS = ['cancel', 'send_candidate', 'tests', 'validate_token'] as const;
+
 export interface FaultSpec {
+  target?: FaultTarget;
   endpoint: string;
   status?: number;
   delayMs?: number;
@@ -17,6 +30,7 @@ export interface FaultSpec {
 
 export interface Fault {
   id: number;
+  target: FaultTarget;
   endpoint: string;
   status: number | null;
   delayMs: number;
@@ -43,6 +57,7 @@ export function faultStore(clock: Clock) {
     add(spec: FaultSpec): Fault {
       const fault: Fault = {
         id: nextId++,
+        target: spec.target ?? 'platform',
         endpoint: spec.endpoint,
         status: spec.status ?? null,
         delayMs: spec.delayMs ?? 0,
@@ -67,14 +82,19 @@ export function faultStore(clock: Clock) {
     },
 
     /** Uses up one call of the oldest fault on `endpoint`; undefined when none is armed. */
-    take(endpoint: string): Fault | undefined {
-      const fault = faults.find((f) => f.endpoint === endpoint);
+    take(endpoint: string, target: FaultTarget = 'platform'): Fault | undefined {
+      const fault = faults.find((f) => f.target === target && f.endpoint === endpoint);
       if (!fault) return undefined;
       fault.remaining -= 1;
       if (fault.remaining === 0) faults = faults.filter((f) => f !== fault);
       return { ...fault };
     },
   };
+}
+
+/** What a fault applies to, in a sentence: "reports.update", "the send_candidate callback". */
+export function faultPlace(f: Pick<Fault, 'target' | 'endpoint'>): string {
+  return f.target === 'callback' ? `the ${f.endpoint} callback` : f.endpoint;
 }
 
 /** How a fault reads in the call log and the sandbox. */

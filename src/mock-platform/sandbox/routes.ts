@@ -14,7 +14,7 @@ import type { CompanyStore } from '../companies/store.js';
 import type { OfferActions } from '../companies/offers.js';
 import type { Pipeline } from '../companies/pipeline.js';
 import { faultSpecSchema } from '../faults/routes.js';
-import { describeFault, type FaultStore } from '../faults/store.js';
+import { CALLBACK_ENDPOINTS, describeFault, faultPlace, type FaultStore } from '../faults/store.js';
 import type { MailLog } from '../mail.js';
 import { toJson as integrationJson, type IntegrationStore } from '../marketplace/integrations.js';
 import type { Marketplace } from '../marketplace/service.js';
@@ -334,6 +334,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       tokens: tokens.list(),
       faults: faults.list().map((f) => ({ ...f, description: describeFault(f) })),
       endpoints: faults.endpoints(),
+      callbacks: CALLBACK_ENDPOINTS,
       mail: mail.list().slice(-50).reverse(),
     });
   });
@@ -369,16 +370,19 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       () => '/admin',
       async (req) => {
         const input = parseOr422(FaultForm, req.body);
+        // One list for both kinds: "callback:send_candidate" is a call the platform makes to the partner.
+        const callback = /^callback:(.*)$/.exec(input.endpoint);
         const fault = faults.add(
           parseOr422(faultSpecSchema(faults), {
-            endpoint: input.endpoint,
+            target: callback ? 'callback' : 'platform',
+            endpoint: callback ? callback[1] : input.endpoint,
             status: input.status,
             delayMs: input.delay_ms,
             drop: input.drop === 'on' ? true : undefined,
             times: input.times ?? 1,
           }),
         );
-        return { kind: 'notice', text: `Fault armed on ${fault.endpoint}: ${describeFault(fault)}, ${fault.remaining} time(s).` };
+        return { kind: 'notice', text: `Fault armed on ${faultPlace(fault)}: ${describeFault(fault)}, ${fault.remaining} time(s).` };
       },
     ),
   );

@@ -100,9 +100,9 @@ export function accountStore(db: Db, clock: Clock) {
       return exists.get(accountId) ? issueFor(accountId) : undefined;
     },
 
-    /** Revokes every active token of the account; returns how many. */
-    revokeTokens(accountId: number): number {
-      return revokeAll.run(isoAt(clock.now()), accountId).changes;
+    /** Revokes every active token of the account; returns how many, or undefined for an unknown account. */
+    revokeTokens(accountId: number): number | undefined {
+      return exists.get(accountId) ? revokeAll.run(isoAt(clock.now()), accountId).changes : undefined;
     },
 
     list(): AccountSummary[] {

@@ -2,7 +2,16 @@ import type { AccountStore } from '../../accounts/store.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { PartnerKind } from '../../../contract/decisions.js';
 import type { Db } from '../../../lib/db.js';
+import path from 'node:path';
 import { addDemoTests, DEMO_CATALOG } from './catalog.js';
+
+/**
+ * Where the demo account's token is written: next to its database and named after it
+ * (./data/partner.db → ./data/partner.db.demo-token), so two databases in one folder keep theirs.
+ */
+export function demoTokenFile(databasePath: string): string {
+  return `${path.resolve(databasePath)}.demo-token`;
+}
 
 /**
  * Creates the quick start's demo account with a handful of tests (or checks, for the check kinds),

@@ -1,0 +1,23 @@
+/**
+ * The partner's defaults, shared by every entry point that reads the same variables (the server's
+ * config, `npm run register`, `npm run dev`), so a key left unset means the same thing everywhere.
+ */
+export const PARTNER_DEFAULTS = {
+  HOST: '127.0.0.1',
+  PORT: 3000,
+  DATABASE_PATH: './data/partner.db',
+  /** The bundled mock platform (`npm run mock`). */
+  PLATFORM_URL: 'http://127.0.0.1:4000',
+  PARTNER_CODENAME: 'demo-assessments',
+} as const;
+
+/**
+ * Where the platform and candidates reach the partner server: PUBLIC_URL when set, else the
+ * address it listens on (http://HOST:PORT), without a trailing slash.
+ */
+export function publicUrlOf(env: { PUBLIC_URL?: string; HOST?: string; PORT?: string | number }): string {
+  if (env.PUBLIC_URL) return env.PUBLIC_URL.replace(/\/+$/, '');
+  const host = env.HOST || PARTNER_DEFAULTS.HOST;
+  const port = env.PORT === undefined || env.PORT === '' ? PARTNER_DEFAULTS.PORT : env.PORT;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}

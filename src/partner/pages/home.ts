@@ -1,0 +1,56 @@
+import { Router } from 'express';
+import type { PartnerKind } from '../../contract/decisions.js';
+import { KIND_WORDING } from '../invitations/kinds.js';
+import { WEBHOOK_PATH } from '../webhooks/receiver.js';
+import { renderPage } from './render.js';
+
+export interface HomePageDeps {
+  publicUrl: string;
+  kind: PartnerKind;
+  platform: { url: string; codename: string };
+  /** Where the platform's callbacks are mounted (app.ts). */
+  callbacksPath: string;
+}
+
+/** What this server answers, at its public URL: what the platform is given on registration. */
+export function serverDescription(deps: HomePageDeps) {
+  const base = `${deps.publicUrl}${deps.callbacksPath}`;
+  return {
+    server: 'partner',
+    kind: deps.kind,
+    public_url: deps.publicUrl,
+    callbacks: {
+      validate_token: `${base}/validate_token`,
+      tests: `${base}/tests`,
+      send_candidate: `${base}/send_candidate`,
+      cancel: `${base}/reports/{report_id}/cancel`,
+    },
+    webhooks: `${deps.publicUrl}${WEBHOOK_PATH}/{company_id}`,
+    dashboard: `${deps.publicUrl}/admin`,
+    health: `${deps.publicUrl}/healthz`,
+  };
+}
+
+/**
+ * `GET /`: the address the dev banner prints. A browser gets a page saying what this server is,
+ * with its callback URLs and links to the dashboard and /healthz; a JSON client gets the same as
+ * JSON. Nothing here is secret: it is what the partner record on the platform holds.
+ */
+export function homePage(deps: HomePageDeps): Router {
+  const router = Router();
+  const description = serverDescription(deps);
+  router.get('/', (req, res) => {
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.json(description);
+      return;
+    }
+    renderPage(res, './home', {
+      pageTitle: 'Partner server',
+      brand: 'Partner server',
+      description,
+      wording: KIND_WORDING[deps.kind],
+      platform: deps.platform,
+    });
+  });
+  return router;
+}
