@@ -9,7 +9,7 @@ import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
 import { backoffMs } from '../reports/policy.js';
 import type { MailOutbox, QueuedMail } from './outbox.js';
-import type { MailMessage, Mailer } from './transport.js';
+import { oneLine, type MailMessage, type Mailer } from './transport.js';
 
 const BATCH = 20;
 
@@ -52,12 +52,15 @@ export function mailSender(deps: {
       company: accountName.get(invitation.accountId) ?? 'The recruiter',
       link: invitation.candidateUrl,
     };
-    const subject =
+    // The account's and the test's names are not ours to trust with a header: one line, always.
+    const subject = oneLine(
       kind === 'assessment'
         ? `${data.company} invites you to take the ${invitation.testName} test`
-        : `${data.company} requested a ${wording.noun}: your consent is needed`;
+        : `${data.company} requested a ${wording.noun}: your consent is needed`,
+    );
     return {
-      to: `${invitation.firstName} ${invitation.lastName} <${invitation.email}>`,
+      // Structured, never "Name <address>" text: a name can hold commas and addresses of its own.
+      to: { name: oneLine(`${invitation.firstName} ${invitation.lastName}`), address: invitation.email },
       subject,
       text: textViews.render(`./mail/${mail.kind}-text`, data),
       html: views.render(`./mail/${mail.kind}-html`, data),

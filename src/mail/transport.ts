@@ -2,7 +2,13 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 
 export interface MailMessage {
-  to: string;
+  /**
+   * One recipient, structured: nodemailer encodes the name as a name, whatever it holds. A text
+   * "Name <address>" would be parsed as an address list, and a name with a comma and an address in
+   * it would add a recipient.
+   */
+  to: { name: string; address: string };
+  /** One line: `oneLine` it if it holds anything that came from outside. */
   subject: string;
   text: string;
   html: string;
@@ -15,6 +21,8 @@ export interface SentMail {
    * null when it went out through SMTP (the kit keeps no copy of what it really sent).
    */
   message: string | null;
+  /** Who the transport sent it to (the SMTP envelope): the one recipient's address. */
+  envelope: { from: string; to: string[] };
 }
 
 export interface Mailer {
@@ -37,8 +45,8 @@ export function createMailer(config: Config['mail']): Mailer {
     const transport = nodemailer.createTransport({ ...smtpOptions(config.smtpUrl!), ...SMTP_TIMEOUTS });
     return {
       async send(message) {
-        const info = await transport.sendMail({ from: config.from, ...message });
-        return { messageId: info.messageId, message: null };
+        const info = await transport.sendMail(mailOptions(config.from, message));
+        return { messageId: info.messageId, message: null, envelope: envelopeOf(info.envelope) };
       },
       close: () => transport.close(),
     };
@@ -46,11 +54,34 @@ export function createMailer(config: Config['mail']): Mailer {
   const transport = nodemailer.createTransport({ jsonTransport: true });
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: config.from, ...message });
-      return { messageId: info.messageId, message: info.message };
+      const info = await transport.sendMail(mailOptions(config.from, message));
+      return { messageId: info.messageId, message: info.message, envelope: envelopeOf(info.envelope) };
     },
     close: () => transport.close(),
   };
+}
+
+/** Text for a header, on one line: control characters (CR, LF, tab…) and line separators become spaces. */
+export function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+}
+
+/** A bare address: something@somewhere, with nothing that could start a second address or a header. */
+export const isBareAddress = (address: string): boolean => /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/u.test(address);
+
+/** What nodemailer is given: one structured recipient, and headers on one line whatever the caller passed. */
+function mailOptions(from: string, message: MailMessage) {
+  if (!isBareAddress(message.to.address)) throw new Error('the recipient is not a single e-mail address');
+  return {
+    ...message,
+    from,
+    to: { name: oneLine(message.to.name), address: message.to.address },
+    subject: oneLine(message.subject),
+  };
+}
+
+function envelopeOf(envelope: { from: string | false; to: string[] }): SentMail['envelope'] {
+  return { from: envelope.from || '', to: envelope.to };
 }
 
 /** SMTP options from smtp[s]://user:pass@host:port (nodemailer would drop any other option given with `url`). */

@@ -47,7 +47,7 @@ describe('the SMTP transport', () => {
     const m = mailer('partner:p%40ss%20word@');
     try {
       const result = await m.send(
-        { to: 'ada@example.com', subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
+        { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
       );
       expect(result.message).toBeNull(); // no copy kept of what went out through SMTP
       expect(result.messageId).toMatch(/@/);
@@ -65,7 +65,7 @@ describe('the SMTP transport', () => {
     const m = mailer('partner:wrong@');
     try {
       await expect(
-        m.send({ to: 'ada@example.com', subject: 'x', text: 'x', html: 'x' }),
+        m.send({ to: { name: 'Ada', address: 'ada@example.com' }, subject: 'x', text: 'x', html: 'x' }),
       ).rejects.toThrow(/Invalid username or password|auth/i);
     } finally {
       m.close();

@@ -139,7 +139,7 @@ describe('webhook handlers', () => {
       const id = mail.enqueue(report, 'invitation');
       const subject = 'Acme invites you to take the JavaScript test';
       const sent = await mailer.send({
-        to: `Ada Lovelace <candidate-${candidate}@example.com>`,
+        to: { name: 'Ada Lovelace', address: `candidate-${candidate}@example.com` },
         subject,
         text: 'Hello Ada Lovelace, start here: https://partner.test/take?token=abc',
         html: '<p>Hello Ada Lovelace</p>',
