@@ -61,6 +61,14 @@ describe('configuration of the invitation flow', () => {
     expect(problems).toContain('ADMIN_PASSWORD: must be at least 12 characters in production');
   });
 
+  it('when MAIL_FROM is not exactly one address, then start-up fails naming it', () => {
+    for (const from of ['a@partner.test, b@partner.test', 'Eve <eve@evil.test>, Bob', 'no-reply', 'no-reply@partner.test\r\nBcc: eve@evil.test']) {
+      expect(problemsOf({ MAIL_FROM: from })).toEqual([expect.stringMatching(/^MAIL_FROM: must be one address/)]);
+    }
+    expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <no-reply@acme.test>' }).mail.from).toBe('"Acme, Inc." <no-reply@acme.test>');
+    expect(loadConfig({ MAIL_FROM: 'no-reply@acme.test' }).mail.from).toBe('no-reply@acme.test');
+  });
+
   it('when only ADMIN_TOKEN is set, then there is no default password as a second way in', () => {
     expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(24) }).admin.password).toBeUndefined();
   });
