@@ -86,6 +86,8 @@ const ConfigSchema = z.object({
   /** json: each e-mail is rendered as JSON and kept with its outbox row (shown in the dashboard), not sent; smtp: sent through SMTP_URL. */
   MAIL_TRANSPORT: z.enum(['json', 'smtp']).default('json'),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** SMTP connections kept open at once, and e-mails sent at once. */
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(50).default(5),
   MAIL_FROM: oneMailbox.default('Demo Assessments <no-reply@partner.localhost>'),
 });
 
@@ -111,7 +113,7 @@ export type Config = {
   links: { secret: string; candidateTtlMs: number; resultsTtlMs: number };
   passMark: number;
   admin: { username: string; password: string | undefined; token: string | undefined };
-  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string };
+  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; maxConnections: number };
 };
 
 export class ConfigError extends Error {
@@ -176,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transport: c.MAIL_TRANSPORT,
       smtpUrl: c.SMTP_URL,
       from: c.MAIL_FROM,
+      maxConnections: c.SMTP_MAX_CONNECTIONS,
     },
   };
 }

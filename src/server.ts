@@ -80,7 +80,18 @@ export function assemble(config: Config, deps: AssembleDeps) {
     inTransaction: (fn) => db.transaction(fn)(),
     pause: deps.pause,
   });
-  const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random, pause: deps.pause });
+  const sender = mailSender({
+    db,
+    outbox: mail,
+    invitations,
+    mailer: deps.mailer,
+    clock,
+    logger,
+    kind: config.kind,
+    random: deps.random,
+    pause: deps.pause,
+    concurrency: config.mail.maxConnections,
+  });
   const worker = deliveryWorker({
     outbox: reports,
     clock,

@@ -21,10 +21,11 @@ export type MailSender = ReturnType<typeof mailSender>;
 /**
  * Sends what the mail outbox holds. The message is rendered at send time from the invitation as
  * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
- * Sending is at least once: a crash after the SMTP server took the message and before the row was
- * marked sends it again on restart (better twice than never for an invitation). What became of a
- * batch's e-mails is recorded in one transaction (`heldBatch`), at the latest 100 ms after the
- * batch began: that bounds what a crash sends twice.
+ * E-mails go out `concurrency` at a time (one per pooled SMTP connection), each lane pausing
+ * between two. Sending is at least once: a crash after the SMTP server took the message and
+ * before the row was marked sends it again on restart (better twice than never for an invitation).
+ * What became of a batch's e-mails is recorded in one transaction (`heldBatch`), at the latest
+ * 100 ms after the batch began: that bounds what a crash sends twice.
  */
 export function mailSender(deps: {
   db: Db;
@@ -37,10 +38,13 @@ export function mailSender(deps: {
   random?: () => number;
   /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
   pause?: Pause;
+  /** E-mails in flight at once (default 1): the SMTP pool's `maxConnections`. */
+  concurrency?: number;
 }) {
   const { outbox, invitations, mailer, clock, logger, kind } = deps;
   const random = deps.random ?? Math.random;
   const pause = deps.pause ?? nextTurn;
+  const concurrency = Math.max(1, deps.concurrency ?? 1);
   const accountName = deps.db.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
 
   function render(mail: QueuedMail, invitation: Invitation): MailMessage {
@@ -102,7 +106,7 @@ export function mailSender(deps: {
   const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
 
   return {
-    /** Sends every e-mail that is due; resolves with what happened to each. */
+    /** Sends every e-mail that is due, up to `concurrency` at a time; resolves with what happened to each. */
     async runOnce(): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
       const sent = heldBatch((records: RecordOutcome[]) => {
@@ -110,10 +114,16 @@ export function mailSender(deps: {
       });
       for (;;) {
         const due = outbox.due(BATCH);
-        for (const mail of due) {
-          await sent.add(() => sendOne(mail));
-          await pause();
-        }
+        let next = 0;
+        const lane = async () => {
+          while (next < due.length) {
+            const mail = due[next++]!;
+            await sent.add(() => sendOne(mail));
+            await pause();
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
+        // Recorded before the next query, which must not find these e-mails pending again.
         sent.flush();
         if (due.length < BATCH) return counts;
       }

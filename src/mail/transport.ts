@@ -31,6 +31,8 @@ export interface Mailer {
 }
 
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+/** A pooled connection is replaced after this many messages (some servers limit messages per connection). */
+const SMTP_MESSAGES_PER_CONNECTION = 100;
 
 /**
  * nodemailer with the configured transport:
@@ -38,11 +40,18 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
  *   sent; the JSON text is returned as is (no parse and re-stringify) for the mail outbox to keep
  *   with the e-mail's row, where the dashboard shows it. It holds the candidate's link: it is as
  *   private as the database.
- * - `smtp`: sent through SMTP_URL, with connection, greeting and socket timeouts.
+ * - `smtp`: sent through SMTP_URL over a pool of at most `maxConnections` connections (SMTP_MAX_CONNECTIONS),
+ *   each kept open for many messages, with connection, greeting and socket timeouts.
  */
 export function createMailer(config: Config['mail']): Mailer {
   if (config.transport === 'smtp') {
-    const transport = nodemailer.createTransport({ ...smtpOptions(config.smtpUrl!), ...SMTP_TIMEOUTS });
+    const transport = nodemailer.createTransport({
+      ...smtpOptions(config.smtpUrl!),
+      ...SMTP_TIMEOUTS,
+      pool: true,
+      maxConnections: config.maxConnections,
+      maxMessages: SMTP_MESSAGES_PER_CONNECTION,
+    });
     return {
       async send(message) {
         const info = await transport.sendMail(mailOptions(config.from, message));

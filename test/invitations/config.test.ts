@@ -19,7 +19,7 @@ describe('configuration of the invitation flow', () => {
     expect(c.links).toEqual({ secret: DEV_CANDIDATE_LINK_SECRET, candidateTtlMs: 14 * 86_400_000, resultsTtlMs: 365 * 86_400_000 });
     expect(c.passMark).toBe(60);
     expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
-    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>' });
+    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>', maxConnections: 5 });
   });
 
   it('when MAIL_DIR is still set from an older version, then it is ignored: e-mails are kept in the database', () => {
@@ -54,8 +54,9 @@ describe('configuration of the invitation flow', () => {
       PLATFORM_URL: 'ftp://x',
       PARTNER_CODENAME: 'Not A Codename',
       MAIL_TRANSPORT: 'smtp',
+      SMTP_MAX_CONNECTIONS: '0',
     }).join('\n');
-    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL']) {
+    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL', 'SMTP_MAX_CONNECTIONS']) {
       expect(problems).toContain(`${key}:`);
     }
     expect(problems).toContain('ADMIN_PASSWORD: must be at least 12 characters in production');

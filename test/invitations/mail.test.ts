@@ -32,18 +32,22 @@ describe('invitation e-mail delivery', () => {
   });
 
   /**
-   * Three invitations started, their e-mails due, and a mail server that answers after `delayMs`;
-   * each send notes the outbox statuses another connection sees (only what was committed).
+   * Three invitations started, their e-mails due, and a mail server that answers after `delayMs`
+   * (a function: per e-mail, in the order they are sent); each send notes the outbox statuses
+   * another connection sees (only what was committed).
    */
-  async function threeDueWithWatchedMailer(delayMs: number) {
+  async function threeDueWithWatchedMailer(delayMs: number | ((n: number) => Promise<void>), connections = 1) {
     const seenWhileSending: string[][] = [];
     let statuses = (): string[] => [];
+    let sends = 0;
     const h = await flowHarness({
+      env: { SMTP_MAX_CONNECTIONS: String(connections) },
       mailer: (real) => ({
         ...real,
         async send(m) {
           seenWhileSending.push(statuses());
-          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+          if (typeof delayMs === 'function') await delayMs(sends++);
+          else if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           return real.send(m);
         },
       }),
@@ -77,6 +81,22 @@ describe('invitation e-mail delivery', () => {
         ['sent', 'sent', 'pending'],
       ]);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('when one send hangs, then the e-mails sent beside it on the other connections are recorded meanwhile', async () => {
+    let release = () => {};
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    const t = await threeDueWithWatchedMailer((n) => (n === 0 ? hung : Promise.resolve()), 2);
+    try {
+      const run = t.h.sender.runOnce();
+      await expect.poll(t.statuses, { timeout: 2000 }).toEqual(['pending', 'sent', 'sent']);
+      release();
+      expect(await run).toMatchObject({ sent: 3 });
+      expect(t.statuses()).toEqual(['sent', 'sent', 'sent']);
+    } finally {
+      release();
       await t.close();
     }
   });

@@ -41,6 +41,7 @@ describe('the SMTP transport', () => {
       transport: 'smtp',
       smtpUrl: `smtp://${userinfo}127.0.0.1:${port}`,
       from: 'Demo Assessments <no-reply@partner.test>',
+      maxConnections: 2,
     });
 
   it('when an invitation is sent over SMTP with credentials in SMTP_URL, then the server receives it, authenticated', async () => {
