@@ -4,26 +4,35 @@ import type { Logger } from '../http/logger.js';
 export interface BackgroundLoop {
   /** Asks for a run soon; kicks while a run is queued are folded into it. */
   kick(): void;
-  /** No more runs; resolves when the current one has finished. */
+  /**
+   * No more runs; the current one is asked to stop between items (its signal aborts). Resolves
+   * when it has: after the item in hand, not after all the work that is due.
+   */
   stop(): Promise<void>;
 }
 
 /**
  * Runs `run` one at a time: when kicked (something was just queued) and every `intervalMs` (to
  * pick up retries whose time has come, and work another process queued). A failed run is logged,
- * and the next kick or tick tries again: the work itself is in the database.
+ * and the next kick or tick tries again: the work itself is in the database. `run` gets the
+ * loop's `stopping` signal, and checks it between items: whatever it has not done stays in the
+ * database for the next start.
  */
-export function backgroundLoop(name: string, run: () => Promise<unknown>, options: { logger: Logger; intervalMs: number }): BackgroundLoop {
+export function backgroundLoop(
+  name: string,
+  run: (stopping: AbortSignal) => Promise<unknown>,
+  options: { logger: Logger; intervalMs: number },
+): BackgroundLoop {
   let chain: Promise<void> = Promise.resolve();
   let queued = false;
-  let stopped = false;
+  const stopping = new AbortController();
   const kick = () => {
-    if (stopped || queued) return;
+    if (stopping.signal.aborted || queued) return;
     queued = true;
     chain = chain
       .then(async () => {
         queued = false;
-        if (!stopped) await run();
+        if (!stopping.signal.aborted) await run(stopping.signal);
       })
       .catch((err: unknown) => options.logger.error({ err, loop: name }, 'background work failed'));
   };
@@ -31,7 +40,7 @@ export function backgroundLoop(name: string, run: () => Promise<unknown>, option
   return {
     kick,
     async stop() {
-      stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await chain;
     },
@@ -44,10 +53,11 @@ export function backgroundLoop(name: string, run: () => Promise<unknown>, option
  * `flush` at its end (before it looks for more work, which must not find these items again).
  * A batch is also recorded `maxHoldMs` after its first item's work began, even while other items
  * are still being worked on (items may run concurrently), so a slow or stuck provider or mail
- * server never holds back the record of what was already done. Recording is at least once: a
- * crash before the commit redoes the batch's work.
+ * server never holds back the record of what was already done. Once `stopping` aborts, each item
+ * is recorded as soon as it is done: a shutdown that cannot wait for a stuck item has recorded
+ * everything else. Recording is at least once: a crash before the commit redoes the batch's work.
  */
-export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?: number } = {}) {
+export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?: number; stopping?: AbortSignal } = {}) {
   const maxHoldMs = options.maxHoldMs ?? 100;
   let items: T[] = [];
   /** Items whose work is under way. */
@@ -95,7 +105,7 @@ export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?
       }
       if (item !== undefined) items.push(item);
       const held = performance.now() - (openedAt ?? performance.now());
-      if (held >= maxHoldMs) flush();
+      if (options.stopping?.aborted || held >= maxHoldMs) flush();
       else if (items.length > 0) timer ??= setTimeout(flushOnTime, maxHoldMs - held);
     },
     flush,

@@ -106,17 +106,24 @@ export function mailSender(deps: {
   const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
 
   return {
-    /** Sends every e-mail that is due, up to `concurrency` at a time; resolves with what happened to each. */
-    async runOnce(): Promise<Record<Outcome, number>> {
+    /**
+     * Sends every e-mail that is due, up to `concurrency` at a time; resolves with what happened to
+     * each. Once `stopping` aborts it begins no more e-mails, and what the ones in flight became
+     * is recorded as each is done; the rest stay in the outbox.
+     */
+    async runOnce(stopping?: AbortSignal): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
-      const sent = heldBatch((records: RecordOutcome[]) => {
-        for (const outcome of recordAll(records)) counts[outcome] += 1;
-      });
+      const sent = heldBatch(
+        (records: RecordOutcome[]) => {
+          for (const outcome of recordAll(records)) counts[outcome] += 1;
+        },
+        { stopping },
+      );
       for (;;) {
         const due = outbox.due(BATCH);
         let next = 0;
         const lane = async () => {
-          while (next < due.length) {
+          while (next < due.length && !stopping?.aborted) {
             const mail = due[next++]!;
             await sent.add(() => sendOne(mail));
             await pause();
@@ -125,7 +132,7 @@ export function mailSender(deps: {
         await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
         // Recorded before the next query, which must not find these e-mails pending again.
         sent.flush();
-        if (due.length < BATCH) return counts;
+        if (due.length < BATCH || stopping?.aborted) return counts;
       }
     },
     nextDueAt: (): string | undefined => outbox.nextDueAt(),

@@ -101,6 +101,34 @@ describe('invitation e-mail delivery', () => {
     }
   });
 
+  it('when the server stops, then the sender begins no more e-mails and records the ones it sent; the rest stay queued', async () => {
+    const stopping = new AbortController();
+    let sends = 0;
+    const h = await flowHarness({
+      env: { SMTP_MAX_CONNECTIONS: '2' },
+      mailer: (real) => ({
+        ...real,
+        async send(m) {
+          if (++sends === 3) stopping.abort(); // SIGTERM while the third is in flight
+          return real.send(m);
+        },
+      }),
+    });
+    try {
+      const c = h.customer('Acme', ['SQL basics']);
+      for (let i = 0; i < 25; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
+      await h.starter.runOnce();
+      const run = await h.sender.runOnce(stopping.signal);
+      expect(run.sent).toBeGreaterThanOrEqual(3);
+      expect(run.sent).toBeLessThanOrEqual(4); // what the two connections had in hand
+      expect(h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'sent'")!.n).toBe(run.sent);
+      expect(h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'pending'")!.n).toBe(25 - run.sent);
+      expect(sends).toBe(run.sent);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('when the SMTP server cannot be reached, then the e-mail is retried with backoff and finally given up', async () => {
     const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
     try {
