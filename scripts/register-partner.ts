@@ -11,7 +11,7 @@
  * updates the record (200); the secret stays the same. Exit codes: 0 registered, 1 refused or
  * unreachable, 78 configuration problem.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request, type Dispatcher } from 'undici';
@@ -21,7 +21,21 @@ import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
 import { commandLineOrExit } from '../src/lib/cli.js';
 
-export const DEFAULT_MANIFEST = fileURLToPath(new URL('./partner-manifest.json', import.meta.url));
+/**
+ * scripts/partner-manifest.json of the project this script belongs to: the one file you edit,
+ * read in place whether the script runs from scripts/ (tsx) or built, from dist/scripts/ (where
+ * the build puts no copy that could go stale). The project is the nearest folder above the script
+ * that holds a package.json.
+ */
+export function defaultManifestPath(scriptUrl: string | URL = import.meta.url): string {
+  const script = fileURLToPath(scriptUrl);
+  for (let dir = path.dirname(script); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'scripts', 'partner-manifest.json');
+    if (path.dirname(dir) === dir) return path.join(path.dirname(script), 'partner-manifest.json');
+  }
+}
+
+export const DEFAULT_MANIFEST = defaultManifestPath();
 const TIMEOUT_MS = 15_000;
 
 const USAGE = `Usage: npm run register

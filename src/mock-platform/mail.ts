@@ -4,6 +4,7 @@ import type { Db } from '../lib/db.js';
 
 export interface MockMail {
   companyId: number | null;
+  /** One bare address (no name, no list): anything else is refused. */
   to: string;
   subject: string;
   body: string;
@@ -16,7 +17,13 @@ export interface MailRecord extends MockMail {
   createdAt: string;
 }
 
-/** The mock platform's outbox: records what the real platform would e-mail. */
+/** something@somewhere, with nothing that could start a second address or a header. */
+const BARE_ADDRESS = /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/u;
+
+/**
+ * The mock platform's outbox: records what the real platform would e-mail, to one recipient each,
+ * with the subject on one line (offer titles and webhook names are what users typed).
+ */
 export function mailLog(db: Db, clock: Clock) {
   const insert = db.prepare(
     'INSERT INTO mail_log (company_id, to_address, subject, body, kind, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -26,7 +33,9 @@ export function mailLog(db: Db, clock: Clock) {
   );
   return {
     send(mail: MockMail): void {
-      insert.run(mail.companyId, mail.to, mail.subject, mail.body, mail.kind, isoAt(clock.now()));
+      if (!BARE_ADDRESS.test(mail.to)) throw new Error(`mail_log: not a single e-mail address: ${JSON.stringify(mail.to)}`);
+      const subject = mail.subject.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+      insert.run(mail.companyId, mail.to, subject, mail.body, mail.kind, isoAt(clock.now()));
     },
     list(): MailRecord[] {
       return all.all().map((r) => ({

@@ -1,5 +1,7 @@
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
+import { isBareAddress } from './mail/transport.js';
 import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
@@ -13,6 +15,18 @@ import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** "Name <address>" or a bare address: exactly one, on one line (nodemailer would read a list as several). */
+const oneMailbox = z
+  .string()
+  .trim()
+  .min(3)
+  .max(300)
+  .refine((v) => {
+    if (/[\p{Cc}\u2028\u2029]/u.test(v)) return false;
+    const parsed = addressparser(v, { flatten: true });
+    return parsed.length === 1 && isBareAddress(parsed[0]!.address);
+  }, 'must be one address, e.g. "Acme Assessments <no-reply@acme.example>"');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
 
@@ -78,7 +92,9 @@ const ConfigSchema = z.object({
   /** json: each e-mail is rendered as JSON and kept with its outbox row (shown in the dashboard), not sent; smtp: sent through SMTP_URL. */
   MAIL_TRANSPORT: z.enum(['json', 'smtp']).default('json'),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
-  MAIL_FROM: z.string().trim().min(3).max(300).default('Demo Assessments <no-reply@partner.localhost>'),
+  /** SMTP connections kept open at once, and e-mails sent at once. */
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(50).default(5),
+  MAIL_FROM: oneMailbox.default('Demo Assessments <no-reply@partner.localhost>'),
 });
 
 export type Config = {
@@ -110,7 +126,7 @@ export type Config = {
   };
   passMark: number;
   admin: { username: string; password: string | undefined; token: string | undefined };
-  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string };
+  mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; maxConnections: number };
 };
 
 export class ConfigError extends Error {
@@ -188,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transport: c.MAIL_TRANSPORT,
       smtpUrl: c.SMTP_URL,
       from: c.MAIL_FROM,
+      maxConnections: c.SMTP_MAX_CONNECTIONS,
     },
   };
 }

@@ -80,7 +80,18 @@ export function assemble(config: Config, deps: AssembleDeps) {
     inTransaction: (fn) => db.transaction(fn)(),
     pause: deps.pause,
   });
-  const sender = mailSender({ db, outbox: mail, invitations, mailer: deps.mailer, clock, logger, kind: config.kind, random: deps.random, pause: deps.pause });
+  const sender = mailSender({
+    db,
+    outbox: mail,
+    invitations,
+    mailer: deps.mailer,
+    clock,
+    logger,
+    kind: config.kind,
+    random: deps.random,
+    pause: deps.pause,
+    concurrency: config.mail.maxConnections,
+  });
   const worker = deliveryWorker({
     outbox: reports,
     clock,
@@ -188,10 +199,10 @@ export async function main(
     // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
     pause: requestsFirst(server),
   });
-  const startLoop = backgroundLoop('invitation starter', () => partner.starter.runOnce(), { logger, intervalMs });
-  const mailLoop = backgroundLoop('mail sender', () => partner.sender.runOnce(), { logger, intervalMs });
-  const deliveryLoop = backgroundLoop('report delivery', () => partner.worker.runOnce(), { logger, intervalMs });
-  const webhookLoop = backgroundLoop('webhook processor', () => partner.webhooks.runOnce(), { logger, intervalMs });
+  const startLoop = backgroundLoop('invitation starter', (stopping) => partner.starter.runOnce(stopping), { logger, intervalMs });
+  const mailLoop = backgroundLoop('mail sender', (stopping) => partner.sender.runOnce(stopping), { logger, intervalMs });
+  const deliveryLoop = backgroundLoop('report delivery', (stopping) => partner.worker.runOnce(stopping), { logger, intervalMs });
+  const webhookLoop = backgroundLoop('webhook processor', (stopping) => partner.webhooks.runOnce(stopping), { logger, intervalMs });
   wakeAll = () => {
     mailLoop.kick();
     deliveryLoop.kick();
@@ -211,19 +222,32 @@ export async function main(
   const close = () =>
     (closing ??= (async () => {
       logger.info('shutting down');
-      // In-flight deliveries are abandoned: their updates stay pending for the next start.
+      // The grace bounds the whole shutdown: in-flight requests, and the item each background loop
+      // is on. The loops stop between items at once, recording what they did; what is still due
+      // stays in the database for the next start. In-flight deliveries are abandoned: their
+      // updates stay pending.
       worker.stop();
+      const loopsStopped = Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response goes out; close them as they do.
       const reap = setInterval(() => server.closeIdleConnections(), 50);
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      await closed;
+      let graceOver: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        Promise.all([closed, loopsStopped]).then(() => true),
+        new Promise<false>((resolve) => (graceOver = setTimeout(() => resolve(false), config.shutdownGraceMs))),
+      ]);
       clearInterval(reap);
-      clearTimeout(grace);
-      await Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
+      clearTimeout(graceOver);
+      if (!inTime) {
+        // Past the grace: requests still open are cut, and an item that hangs (an SMTP send that
+        // gets no answer) is abandoned unrecorded; it is done again on the next start.
+        logger.warn('shutdown grace is over: closing what is still open');
+        server.closeAllConnections();
+        await closed;
+      }
       mailer.close();
-      await ownDispatcher?.close();
+      await (inTime ? ownDispatcher?.close() : ownDispatcher?.destroy());
       db.close();
       logger.info('stopped');
       logger.flush();

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerRequest } from '../../src/contract/schemas.js';
@@ -10,6 +10,7 @@ import type { RunningMockPlatform } from '../../src/mock-platform/server.js';
 import {
   DEFAULT_MANIFEST,
   RegisterConfigError,
+  defaultManifestPath,
   describeResult,
   loadManifest,
   loadRegisterOptions,
@@ -123,6 +124,25 @@ describe('configuration', () => {
     expect(() =>
       loadRegisterOptions({ PLATFORM_URL: 'localhost:4000', PARTNER_CODENAME: 'Demo!', PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't' }),
     ).toThrow(/PLATFORM_URL: must be an absolute http\(s\) URL[\s\S]*PARTNER_CODENAME/);
+  });
+
+  it("reads the project's scripts/partner-manifest.json whether the script runs from scripts/ or built, from dist/scripts/", () => {
+    const manifestFile = path.join(ROOT, 'scripts', 'partner-manifest.json');
+    expect(DEFAULT_MANIFEST).toBe(manifestFile);
+    expect(defaultManifestPath(pathToFileURL(path.join(ROOT, 'scripts', 'register-partner.ts')))).toBe(manifestFile);
+    expect(defaultManifestPath(pathToFileURL(path.join(ROOT, 'dist', 'scripts', 'register-partner.js')))).toBe(manifestFile);
+
+    // A checkout somewhere else, built: its own manifest, not this one's.
+    const project = mkdtempSync(path.join(tmpdir(), 'kit-project-'));
+    try {
+      writeFileSync(path.join(project, 'package.json'), '{}');
+      mkdirSync(path.join(project, 'dist', 'scripts'), { recursive: true });
+      expect(defaultManifestPath(pathToFileURL(path.join(project, 'dist', 'scripts', 'register-partner.js')))).toBe(
+        path.join(project, 'scripts', 'partner-manifest.json'),
+      );
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('resolves ${PUBLIC_URL} in the manifest to the partner callbacks', () => {

@@ -24,7 +24,7 @@ describe('configuration of the invitation flow', () => {
     });
     expect(c.passMark).toBe(60);
     expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
-    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>' });
+    expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>', maxConnections: 5 });
   });
 
   it('when NODE_ENV is production without a link secret or an admin credential, then start-up fails naming both', () => {
@@ -55,11 +55,20 @@ describe('configuration of the invitation flow', () => {
       PLATFORM_URL: 'ftp://x',
       PARTNER_CODENAME: 'Not A Codename',
       MAIL_TRANSPORT: 'smtp',
+      SMTP_MAX_CONNECTIONS: '0',
     }).join('\n');
-    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL']) {
+    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL', 'SMTP_MAX_CONNECTIONS']) {
       expect(problems).toContain(`${key}:`);
     }
     expect(problems).toContain('ADMIN_PASSWORD: must be at least 12 characters in production');
+  });
+
+  it('when MAIL_FROM is not exactly one address, then start-up fails naming it', () => {
+    for (const from of ['a@partner.test, b@partner.test', 'Eve <eve@evil.test>, Bob', 'no-reply', 'no-reply@partner.test\r\nBcc: eve@evil.test']) {
+      expect(problemsOf({ MAIL_FROM: from })).toEqual([expect.stringMatching(/^MAIL_FROM: must be one address/)]);
+    }
+    expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <no-reply@acme.test>' }).mail.from).toBe('"Acme, Inc." <no-reply@acme.test>');
+    expect(loadConfig({ MAIL_FROM: 'no-reply@acme.test' }).mail.from).toBe('no-reply@acme.test');
   });
 
   it('when only ADMIN_TOKEN is set, then there is no default password as a second way in', () => {

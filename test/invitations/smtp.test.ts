@@ -41,13 +41,14 @@ describe('the SMTP transport', () => {
       transport: 'smtp',
       smtpUrl: `smtp://${userinfo}127.0.0.1:${port}`,
       from: 'Demo Assessments <no-reply@partner.test>',
+      maxConnections: 2,
     });
 
   it('when an invitation is sent over SMTP with credentials in SMTP_URL, then the server receives it, authenticated', async () => {
     const m = mailer('partner:p%40ss%20word@');
     try {
       const result = await m.send(
-        { to: 'ada@example.com', subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
+        { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
       );
       expect(result.message).toBeNull(); // no copy kept of what went out through SMTP
       expect(result.messageId).toMatch(/@/);
@@ -65,7 +66,7 @@ describe('the SMTP transport', () => {
     const m = mailer('partner:wrong@');
     try {
       await expect(
-        m.send({ to: 'ada@example.com', subject: 'x', text: 'x', html: 'x' }),
+        m.send({ to: { name: 'Ada', address: 'ada@example.com' }, subject: 'x', text: 'x', html: 'x' }),
       ).rejects.toThrow(/Invalid username or password|auth/i);
     } finally {
       m.close();

@@ -80,12 +80,13 @@ export async function flowHarness(options: FlowOptions = {}) {
     ? undefined
     : new Agent({ connect: { timeout: TEST_TIMEOUTS.connectMs }, headersTimeout: TEST_TIMEOUTS.headersMs, bodyTimeout: TEST_TIMEOUTS.bodyMs });
   let wakes = 0;
+  const mailer = (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail));
   const parts = assemble(config, {
     db,
     logger: createLogger('silent'),
     clock,
     publicUrl,
-    mailer: (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail)),
+    mailer,
     dispatcher: options.dispatcher ?? ownAgent!,
     deliveryTimeouts: TEST_TIMEOUTS,
     random: options.random ?? (() => 1),
@@ -158,6 +159,7 @@ export async function flowHarness(options: FlowOptions = {}) {
 
     async close(options: { keepFiles?: boolean } = {}) {
       if (server) await new Promise((resolve) => server!.close(resolve));
+      mailer.close();
       await ownAgent?.close();
       db.close();
       if (!options.keepFiles) rmSync(dir, { recursive: true, force: true });

@@ -131,12 +131,12 @@ describe('webhook handlers', () => {
     const [other] = partner.invite(COMPANY, [18]);
     arrangeStatus(partner.db, completed!, 'completed');
     const mail = mailOutbox(partner.db, partner.clock);
-    const mailer = createMailer({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.test>' });
+    const mailer = createMailer({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.test>', maxConnections: 1 });
     const sendTo = async (report: string, candidate: number) => {
       const id = mail.enqueue(report, 'invitation');
       const subject = 'Acme invites you to take the JavaScript test';
       const sent = await mailer.send({
-        to: `Ada Lovelace <candidate-${candidate}@example.com>`,
+        to: { name: 'Ada Lovelace', address: `candidate-${candidate}@example.com` },
         subject,
         text: 'Hello Ada Lovelace, start here: https://partner.test/take?token=abc',
         html: '<p>Hello Ada Lovelace</p>',

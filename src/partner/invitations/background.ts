@@ -4,26 +4,35 @@ import type { Logger } from '../../lib/http/logger.js';
 export interface BackgroundLoop {
   /** Asks for a run soon; kicks while a run is queued are folded into it. */
   kick(): void;
-  /** No more runs; resolves when the current one has finished. */
+  /**
+   * No more runs; the current one is asked to stop between items (its signal aborts). Resolves
+   * when it has: after the item in hand, not after all the work that is due.
+   */
   stop(): Promise<void>;
 }
 
 /**
  * Runs `run` one at a time: when kicked (something was just queued) and every `intervalMs` (to
  * pick up retries whose time has come, and work another process queued). A failed run is logged,
- * and the next kick or tick tries again: the work itself is in the database.
+ * and the next kick or tick tries again: the work itself is in the database. `run` gets the
+ * loop's `stopping` signal, and checks it between items: whatever it has not done stays in the
+ * database for the next start.
  */
-export function backgroundLoop(name: string, run: () => Promise<unknown>, options: { logger: Logger; intervalMs: number }): BackgroundLoop {
+export function backgroundLoop(
+  name: string,
+  run: (stopping: AbortSignal) => Promise<unknown>,
+  options: { logger: Logger; intervalMs: number },
+): BackgroundLoop {
   let chain: Promise<void> = Promise.resolve();
   let queued = false;
-  let stopped = false;
+  const stopping = new AbortController();
   const kick = () => {
-    if (stopped || queued) return;
+    if (stopping.signal.aborted || queued) return;
     queued = true;
     chain = chain
       .then(async () => {
         queued = false;
-        if (!stopped) await run();
+        if (!stopping.signal.aborted) await run(stopping.signal);
       })
       .catch((err: unknown) => options.logger.error({ err, loop: name }, 'background work failed'));
   };
@@ -31,7 +40,7 @@ export function backgroundLoop(name: string, run: () => Promise<unknown>, option
   return {
     kick,
     async stop() {
-      stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await chain;
     },
@@ -41,27 +50,63 @@ export function backgroundLoop(name: string, run: () => Promise<unknown>, option
 /**
  * What a run of background work did, recorded a batch at a time: `record` gets the batch and
  * writes it in one transaction, one commit for all of it rather than one per item. The run calls
- * `flush` at its end (before it looks for more work, which must not find these items again); a
- * batch is also recorded as soon as it has been open `maxHoldMs`, counted from when its first
- * item's work began, so a slow provider or mail server never holds back the record of what it
- * already did. Recording is at least once: a crash before the commit redoes the batch's work.
+ * `flush` at its end (before it looks for more work, which must not find these items again).
+ * A batch is also recorded `maxHoldMs` after its first item's work began, even while other items
+ * are still being worked on (items may run concurrently), so a slow or stuck provider or mail
+ * server never holds back the record of what was already done. Once `stopping` aborts, each item
+ * is recorded as soon as it is done: a shutdown that cannot wait for a stuck item has recorded
+ * everything else. Recording is at least once: a crash before the commit redoes the batch's work.
  */
-export function heldBatch<T>(record: (items: T[]) => void, maxHoldMs = 100) {
+export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?: number; stopping?: AbortSignal } = {}) {
+  const maxHoldMs = options.maxHoldMs ?? 100;
   let items: T[] = [];
-  let openedAt = 0;
+  /** Items whose work is under way. */
+  let working = 0;
+  /** When the open batch's first item's work began; undefined while no batch is open. */
+  let openedAt: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  /** What a flush made by the timer threw: the run hears of it at its next `add` or `flush`. */
+  let failure: { error: unknown } | undefined;
+
   const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    // Work that began before this flush belongs to the next batch, which opens now.
+    openedAt = working > 0 ? performance.now() : undefined;
+    if (failure) {
+      const { error } = failure;
+      failure = undefined;
+      throw error;
+    }
     if (items.length === 0) return;
     const batch = items;
     items = [];
     record(batch);
   };
+  const flushOnTime = () => {
+    try {
+      flush();
+    } catch (error) {
+      failure = { error };
+    }
+  };
+
   return {
     /** Runs one item's work and keeps what it returns for the batch (undefined: nothing to record). */
     async add(work: () => Promise<T | undefined>): Promise<void> {
-      if (items.length === 0) openedAt = performance.now();
-      const item = await work();
+      if (failure) flush(); // throws it
+      openedAt ??= performance.now();
+      working += 1;
+      let item: T | undefined;
+      try {
+        item = await work();
+      } finally {
+        working -= 1;
+      }
       if (item !== undefined) items.push(item);
-      if (performance.now() - openedAt > maxHoldMs) flush();
+      const held = performance.now() - (openedAt ?? performance.now());
+      if (options.stopping?.aborted || held >= maxHoldMs) flush();
+      else if (items.length > 0) timer ??= setTimeout(flushOnTime, maxHoldMs - held);
     },
     flush,
   };

@@ -64,13 +64,18 @@ export function invitationStarter(deps: {
   }
 
   return {
-    /** Starts every invitation that is due now; resolves with how many were tried. */
-    async runOnce(): Promise<number> {
+    /**
+     * Starts every invitation that is due now; resolves with how many were tried. Once `stopping`
+     * aborts it starts no more: the rest stay due for the next run (or the next start).
+     */
+    async runOnce(stopping?: AbortSignal): Promise<number> {
       let tried = 0;
-      const started = heldBatch(record);
+      const started = heldBatch(record, { stopping });
       for (;;) {
         const due = invitations.dueStarts(BATCH);
         for (const invitation of due) {
+          if (stopping?.aborted) break;
+          tried += 1;
           await started.add(async () => {
             try {
               const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
@@ -85,8 +90,7 @@ export function invitationStarter(deps: {
           await pause();
         }
         started.flush();
-        tried += due.length;
-        if (due.length < BATCH) return tried;
+        if (due.length < BATCH || stopping?.aborted) return tried;
       }
     },
   };

@@ -9,7 +9,7 @@ import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
 import { backoffMs } from '../reports/policy.js';
 import type { MailOutbox, QueuedMail } from './outbox.js';
-import type { MailMessage, Mailer } from './transport.js';
+import { oneLine, type MailMessage, type Mailer } from './transport.js';
 
 const BATCH = 20;
 
@@ -21,10 +21,11 @@ export type MailSender = ReturnType<typeof mailSender>;
 /**
  * Sends what the mail outbox holds. The message is rendered at send time from the invitation as
  * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
- * Sending is at least once: a crash after the SMTP server took the message and before the row was
- * marked sends it again on restart (better twice than never for an invitation). What became of a
- * batch's e-mails is recorded in one transaction (`heldBatch`), at the latest 100 ms after the
- * batch began: that bounds what a crash sends twice.
+ * E-mails go out `concurrency` at a time (one per pooled SMTP connection), each lane pausing
+ * between two. Sending is at least once: a crash after the SMTP server took the message and
+ * before the row was marked sends it again on restart (better twice than never for an invitation).
+ * What became of a batch's e-mails is recorded in one transaction (`heldBatch`), at the latest
+ * 100 ms after the batch began: that bounds what a crash sends twice.
  */
 export function mailSender(deps: {
   db: Db;
@@ -37,10 +38,13 @@ export function mailSender(deps: {
   random?: () => number;
   /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
   pause?: Pause;
+  /** E-mails in flight at once (default 1): the SMTP pool's `maxConnections`. */
+  concurrency?: number;
 }) {
   const { outbox, invitations, mailer, clock, logger, kind } = deps;
   const random = deps.random ?? Math.random;
   const pause = deps.pause ?? nextTurn;
+  const concurrency = Math.max(1, deps.concurrency ?? 1);
   const accountName = deps.db.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
 
   function render(mail: QueuedMail, invitation: Invitation): MailMessage {
@@ -52,12 +56,15 @@ export function mailSender(deps: {
       company: accountName.get(invitation.accountId) ?? 'The recruiter',
       link: invitation.candidateUrl,
     };
-    const subject =
+    // The account's and the test's names are not ours to trust with a header: one line, always.
+    const subject = oneLine(
       kind === 'assessment'
         ? `${data.company} invites you to take the ${invitation.testName} test`
-        : `${data.company} requested a ${wording.noun}: your consent is needed`;
+        : `${data.company} requested a ${wording.noun}: your consent is needed`,
+    );
     return {
-      to: `${invitation.firstName} ${invitation.lastName} <${invitation.email}>`,
+      // Structured, never "Name <address>" text: a name can hold commas and addresses of its own.
+      to: { name: oneLine(`${invitation.firstName} ${invitation.lastName}`), address: invitation.email },
       subject,
       text: textViews.render(`./mail/${mail.kind}-text`, data),
       html: views.render(`./mail/${mail.kind}-html`, data),
@@ -99,20 +106,33 @@ export function mailSender(deps: {
   const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
 
   return {
-    /** Sends every e-mail that is due; resolves with what happened to each. */
-    async runOnce(): Promise<Record<Outcome, number>> {
+    /**
+     * Sends every e-mail that is due, up to `concurrency` at a time; resolves with what happened to
+     * each. Once `stopping` aborts it begins no more e-mails, and what the ones in flight became
+     * is recorded as each is done; the rest stay in the outbox.
+     */
+    async runOnce(stopping?: AbortSignal): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
-      const sent = heldBatch((records: RecordOutcome[]) => {
-        for (const outcome of recordAll(records)) counts[outcome] += 1;
-      });
+      const sent = heldBatch(
+        (records: RecordOutcome[]) => {
+          for (const outcome of recordAll(records)) counts[outcome] += 1;
+        },
+        { stopping },
+      );
       for (;;) {
         const due = outbox.due(BATCH);
-        for (const mail of due) {
-          await sent.add(() => sendOne(mail));
-          await pause();
-        }
+        let next = 0;
+        const lane = async () => {
+          while (next < due.length && !stopping?.aborted) {
+            const mail = due[next++]!;
+            await sent.add(() => sendOne(mail));
+            await pause();
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
+        // Recorded before the next query, which must not find these e-mails pending again.
         sent.flush();
-        if (due.length < BATCH) return counts;
+        if (due.length < BATCH || stopping?.aborted) return counts;
       }
     },
     nextDueAt: (): string | undefined => outbox.nextDueAt(),

@@ -84,7 +84,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
   let nextPruneAt = Number.NEGATIVE_INFINITY;
-  const stopping = new AbortController();
+  /** Aborted by `stop`: requests in flight are abandoned. */
+  const abandon = new AbortController();
 
   type Sent =
     | { kind: 'answer'; status: number; retryAfter: string | string[] | undefined; body: string }
@@ -108,12 +109,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
         body: JSON.stringify(body),
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
-        signal: AbortSignal.any([overall, stopping.signal]),
+        signal: AbortSignal.any([overall, abandon.signal]),
       });
       const text = await readSome(res.body);
       return { kind: 'answer', status: res.statusCode, retryAfter: res.headers['retry-after'], body: text };
     } catch (err) {
-      if (stopping.signal.aborted) return { kind: 'stopped' };
+      if (abandon.signal.aborted) return { kind: 'stopped' };
       return { kind: 'error', error: overall.aborted ? 'timed out' : describe(err) };
     }
   }
@@ -176,8 +177,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   return {
-    /** Delivers everything that is due now; resolves when nothing due is left. */
-    async runOnce(): Promise<DeliveryRun> {
+    /**
+     * Delivers everything that is due now; resolves when nothing due is left, or once `stopping`
+     * (or `stop`) has aborted and the requests in flight are settled: the rest stay pending.
+     */
+    async runOnce(stopping?: AbortSignal): Promise<DeliveryRun> {
+      const stopped = () => stopping?.aborted === true || abandon.signal.aborted;
       const run: DeliveryRun = { delivered: 0, retried: 0, dead: 0, superseded: 0 };
       // Pruning scans the log: once an hour is plenty for a 30-day retention, and every run (there
       // is one after each queued update) would make each send pay for the whole table.
@@ -186,12 +191,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
         nextPruneAt = clock.now() + PRUNE_EVERY_MS;
       }
       if (!platform.secret) return { ...run, waiting: NO_SECRET };
-      while (!stopping.signal.aborted) {
+      while (!stopped()) {
         const heads = outbox.dueHeads(BATCH);
         if (heads.length === 0) break;
         // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
         // delivered report's updates queued in the meantime are due at once and go next round.
-        await inParallel(heads, concurrency, (head) => deliver(head, run));
+        await inParallel(heads, concurrency, stopped, (head) => deliver(head, run));
       }
       return run;
     },
@@ -204,15 +209,16 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
     /** Abandons requests in flight (their updates stay pending) and runs no more. */
     stop(): void {
-      stopping.abort();
+      abandon.abort();
     },
   };
 }
 
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/** `fn` for each item, at most `limit` at a time; no item is begun once `stopped()`. */
+async function inParallel<T>(items: readonly T[], limit: number, stopped: () => boolean, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (next < items.length && !stopped()) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

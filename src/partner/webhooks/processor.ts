@@ -42,12 +42,16 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
 
   return {
     inbox,
-    /** Handles every event that is due; resolves with how many were handled. */
-    async runOnce(): Promise<number> {
+    /**
+     * Handles every event that is due; resolves with how many were handled. Once `stopping`
+     * aborts it takes no more events: the rest stay in the inbox for the next run.
+     */
+    async runOnce(stopping?: AbortSignal): Promise<number> {
       inbox.prune(clock.now() - WEBHOOK_DEDUPE_WINDOW_MS);
       let handled = 0;
-      for (let due = inbox.due(BATCH); due.length > 0; due = inbox.due(BATCH)) {
+      for (let due = inbox.due(BATCH); due.length > 0 && !stopping?.aborted; due = inbox.due(BATCH)) {
         for (const event of due) {
+          if (stopping?.aborted) break;
           if (!inbox.claim(event, clock.now() + LEASE_MS)) continue;
           const handler = handlers[event.eventType] ?? recordEvent;
           try {

@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Agent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { loadConfig } from '../../src/partner/config.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { createMailer } from '../../src/partner/mail/transport.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { assemble } from '../../src/partner/server.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
+
+const INVITATIONS = 1000;
+const GRACE_SECONDS = 2;
+/** The mail sender's batch: what a stop may at worst send twice. */
+const ONE_BATCH = 20;
+
+/** `count` started invitations whose e-mails wait in the outbox, to candidate-<n>@example.com. */
+async function seedPendingMail(dbFile: string, count: number): Promise<void> {
+  const db = openDb(dbFile);
+  const dispatcher = new Agent();
+  try {
+    const config = loadConfig({ DATABASE_PATH: dbFile, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:1' });
+    const parts = assemble(config, {
+      db,
+      logger: createLogger('silent'),
+      clock: systemClock,
+      publicUrl: config.publicUrl,
+      mailer: createMailer(config.mail),
+      dispatcher,
+    });
+    const { account } = accountStore(db, systemClock).create('Acme');
+    const [test] = addDemoTests(db, systemClock, account.id, ['SQL basics']);
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const reportId = `5e1f0c2a-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+        parts.invitations.create({
+          reportId,
+          accountId: account.id,
+          companyId: 3,
+          candidateId: i + 1,
+          testId: String(test!.id),
+          testName: test!.name,
+          firstName: 'Candidate',
+          lastName: String(i),
+          email: `candidate-${i}@example.com`,
+          phone: null,
+          extraInputs: {},
+        });
+        parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`);
+      }
+    })();
+  } finally {
+    db.close();
+    await dispatcher.close();
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** SIGTERM; resolves with the exit code and how long the process took to exit (SIGKILL after `killAfterMs`). */
+async function terminate(server: ServerProcess, killAfterMs: number): Promise<{ code: number | null; ms: number }> {
+  const t0 = performance.now();
+  server.child.kill('SIGTERM');
+  const killer = setTimeout(() => server.child.kill('SIGKILL'), killAfterMs);
+  const code = await server.exited;
+  clearTimeout(killer);
+  return { code, ms: performance.now() - t0 };
+}
+
+describe('shutdown while e-mail is pending', () => {
+  let dir: string;
+  let dbFile: string;
+  const sinks: SmtpSink[] = [];
+  const servers: ServerProcess[] = [];
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'partner-shutdown-'));
+    dbFile = path.join(dir, 'partner.db');
+    await seedPendingMail(dbFile, INVITATIONS);
+  });
+  afterEach(async () => {
+    for (const s of servers.splice(0)) s.child.kill('SIGKILL');
+    await Promise.all(sinks.splice(0).map((s) => s.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = (sink: SmtpSink) => {
+    const server = startServerProcess({
+      PORT: '0',
+      DATABASE_PATH: dbFile,
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: sink.url,
+      SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
+    });
+    servers.push(server);
+    return server;
+  };
+  const sink = async (options: Parameters<typeof smtpSink>[0]) => {
+    const s = await smtpSink(options);
+    sinks.push(s);
+    return s;
+  };
+  const statuses = () => {
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      return db.prepare<[], { recipient: string | null; status: string }>('SELECT recipient, status FROM mail_outbox').all();
+    } finally {
+      db.close();
+    }
+  };
+
+  /** The e-mails left are sent by the next start; every candidate has had theirs at least once, few twice. */
+  async function restartAndDrain(first: SmtpSink): Promise<void> {
+    const fast = await sink({});
+    const again = start(fast);
+    await again.port;
+    await until(() => new Set([...first.recipients, ...fast.recipients]).size === INVITATIONS, 20_000, 'every e-mail to arrive');
+    await until(() => statuses().every((r) => r.status === 'sent'), 5_000, 'every e-mail to be recorded as sent');
+    expect((await terminate(again, 5_000)).code).toBe(0);
+    const duplicates = first.recipients.length + fast.recipients.length - INVITATIONS;
+    expect(duplicates).toBeGreaterThanOrEqual(0);
+    expect(duplicates).toBeLessThanOrEqual(ONE_BATCH);
+  }
+
+  it(
+    'when SIGTERM arrives with a thousand e-mails queued for a slow SMTP server, then the process exits within the grace and the rest go out on the next start',
+    async () => {
+      const slow = await sink({ delayMs: 100 });
+      const server = start(slow);
+      await server.port;
+      await until(() => slow.recipients.length >= 20, 10_000, 'the first e-mails to go out');
+      const stopped = await terminate(server, GRACE_SECONDS * 1000 + 5000);
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(GRACE_SECONDS * 1000 + 1000);
+      expect(server.output()).toContain('"msg":"stopped"');
+
+      // Whatever is recorded as sent, the server did receive; most is still pending.
+      const rows = statuses();
+      const received = new Set(slow.recipients);
+      const sent = rows.filter((r) => r.status === 'sent');
+      expect(sent.every((r) => received.has(r.recipient!))).toBe(true);
+      expect(received.size - sent.length).toBeLessThanOrEqual(ONE_BATCH);
+      expect(rows.filter((r) => r.status === 'pending').length).toBeGreaterThan(INVITATIONS / 2);
+
+      await restartAndDrain(slow);
+    },
+    40_000,
+  );
+
+  it(
+    'when SIGTERM arrives while the SMTP server never answers, then the process still exits within the grace and nothing is lost',
+    async () => {
+      const stuck = await sink({ delayMs: 20, hangAfter: 50 });
+      const server = start(stuck);
+      await server.port;
+      await until(() => stuck.recipients.length > 50, 10_000, 'the server to stop answering');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const stopped = await terminate(server, GRACE_SECONDS * 1000 + 5000);
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(GRACE_SECONDS * 1000 + 1000);
+
+      await restartAndDrain(stuck);
+    },
+    40_000,
+  );
+});
