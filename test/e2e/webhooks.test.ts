@@ -11,6 +11,7 @@ import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { errorHandler } from '../../src/lib/http/error-handler.js';
 import { backgroundLoop } from '../../src/partner/invitations/background.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
@@ -82,6 +83,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
     onStored: () => webhooks.kick(),
   });
   app.use(parts.app);
+  app.use(errorHandler(logger));
   server.on('request', app);
 
   const accounts = accountStore(db, systemClock);

@@ -3,10 +3,10 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The partner server as its own process (`src/server.ts` under tsx), with `env` over the test's environment. */
+/** The partner server as its own process (`src/partner/server.ts` under tsx), with `env` over the test's environment. */
 export function startServerProcess(env: Record<string, string>) {
   // node itself, not the tsx wrapper: a signal must reach the server process, not a parent of it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/partner/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
   });
