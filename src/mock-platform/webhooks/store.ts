@@ -204,12 +204,13 @@ export function webhookStore(db: Db, clock: Clock) {
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
       WHERE d.company_id = ? AND d.id = ?`,
   );
-  const due = db.prepare<[string, number], DeliveryRow & { url: string; secret: string; webhook_name: string; event_created_at: string; payload: string }>(
+  const due = db.prepare<[string, string, string, number], DeliveryRow & { url: string; secret: string; webhook_name: string; event_created_at: string; payload: string }>(
     `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret, w.name AS webhook_name, e.created_at AS event_created_at, e.payload
        FROM webhook_deliveries d
        JOIN webhook_events e ON e.id = d.event_id
        JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL
       WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+        AND w.url NOT IN (SELECT value FROM json_each(?)) AND d.id NOT IN (SELECT value FROM json_each(?))
       ORDER BY d.next_attempt_at, d.id LIMIT ?`,
   );
   const eventRequestsSince = db.prepare<[number, string], { n: number }>(
@@ -380,9 +381,12 @@ export function webhookStore(db: Db, clock: Clock) {
         .map(toDelivery);
     },
 
-    /** Deliveries whose time has come, oldest first. */
-    due(limit: number): DueDelivery[] {
-      return due.all(now(), limit).map((r) => ({
+    /**
+     * Deliveries whose time has come, oldest first; none to the URLs in `except.urls` nor with the
+     * ids in `except.ids` (the worker's own requests in flight, whose lease a clock jump may end).
+     */
+    due(limit: number, except: { urls?: readonly string[]; ids?: readonly number[] } = {}): DueDelivery[] {
+      return due.all(now(), JSON.stringify(except.urls ?? []), JSON.stringify(except.ids ?? []), limit).map((r) => ({
         ...toDelivery(r),
         url: r.url,
         secret: r.secret,
