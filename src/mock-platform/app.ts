@@ -15,6 +15,7 @@ import { inboundLog } from './calls/inbound.js';
 import { callsRouter } from './calls/routes.js';
 import { callLog } from './calls/store.js';
 import { careersRouter } from './careers/routes.js';
+import { clockRouter } from './clock/routes.js';
 import { offerActions } from './companies/offers.js';
 import { pipeline as createPipeline } from './companies/pipeline.js';
 import { pipelineRouter } from './companies/routes.js';
@@ -41,6 +42,7 @@ import { helmetHeaders } from '../lib/http/security-headers.js';
 export interface MockPlatformDeps {
   /** From `openMockDb()`; seeded or not, as the caller decides. */
   db: Db;
+  /** `/_mock/clock` can move it when it has `advance` (see clock/adjustable.ts). */
   clock: Clock;
   logger: Logger;
   /** For the calls the platform makes to partners; undici's global dispatcher when absent. */
@@ -75,7 +77,7 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/pipeline/…       candidates and offers: assign, move, disqualify, delete, publish (webhook events)
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
- *   /_mock/…              sandbox controls: API tokens, fault injection, call history
+ *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
  *   /                     the sandbox UI (server-rendered forms)
  */
 export function createMockPlatform(deps: MockPlatformDeps): Express {
@@ -151,6 +153,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
   app.use('/_mock/calls', callsRouter(calls));
+  app.use('/_mock/clock', clockRouter({ clock, wake: webhooks.kick }));
   app.get('/_mock/mail', (_req, res) => {
     res.json({ mail: mail.list() });
   });
