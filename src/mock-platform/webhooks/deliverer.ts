@@ -107,9 +107,10 @@ export function webhookDeliverer(deps: DelivererDeps) {
       return;
     }
     const n = claimed.attemptCount;
-    const retryIn = n < MAX_ATTEMPTS ? WEBHOOK_RETRY_DELAYS_MS[n - 1] : undefined;
+    // A "retry now" of a given-up or canceled delivery is one attempt: it goes back where it was.
+    const retryIn = d.manualFrom === null && n < MAX_ATTEMPTS ? WEBHOOK_RETRY_DELAYS_MS[n - 1] : undefined;
     const nextAt = retryIn === undefined ? null : failedAt + retryIn;
-    store.settle(claimed.requestId, d.id, outcome, { status: nextAt === null ? 'failed' : 'pending', at: nextAt });
+    store.settle(claimed.requestId, d.id, outcome, { status: nextAt === null ? (d.manualFrom ?? 'failed') : 'pending', at: nextAt });
     logger.info(
       { deliveryId: d.id, eventId: d.eventId, attempt: n, status: outcome.responseStatus, error: outcome.error, nextAttemptAt: nextAt && isoAt(nextAt) },
       'webhook delivery failed',
