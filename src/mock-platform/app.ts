@@ -18,6 +18,7 @@ import { careersRouter } from './careers/routes.js';
 import { clockRouter } from './clock/routes.js';
 import { offerActions } from './companies/offers.js';
 import { pipeline as createPipeline } from './companies/pipeline.js';
+import { photosRouter } from './companies/photos.js';
 import { pipelineRouter } from './companies/routes.js';
 import { companyStore } from './companies/store.js';
 import type { PlatformEvents } from './events.js';
@@ -77,6 +78,7 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/pipeline/…       candidates and offers: assign, move, disqualify, delete, publish (webhook events)
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
+ *   /photos/…             candidates' thumbnails (photo_thumb_url)
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
  *   /                     the sandbox UI (server-rendered forms)
  */
@@ -94,8 +96,9 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
         },
       }
     : webhooks.events;
-  const pipeline = createPipeline(db, clock, events);
-  const offers = offerActions(db, clock, events);
+  const publicUrl = deps.publicUrl ?? 'http://127.0.0.1:4000';
+  const pipeline = createPipeline(db, clock, events, publicUrl);
+  const offers = offerActions(db, clock, events, publicUrl);
 
   const companies = companyStore(db);
   const tokens = apiTokenStore(db, clock);
@@ -150,6 +153,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       kick: webhooks.kick,
     }),
   );
+  app.use('/photos', photosRouter(db));
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
   app.use('/_mock/calls', callsRouter(calls));
@@ -167,7 +171,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       events,
       logger,
       uploadsDir: deps.uploadsDir ?? DEFAULT_UPLOADS_DIR,
-      publicUrl: deps.publicUrl ?? 'http://127.0.0.1:4000',
+      publicUrl,
     }),
   );
 

@@ -28,8 +28,8 @@ export type OfferActions = ReturnType<typeof offerActions>;
  * and `status_changed` for a status change that neither publishes nor unpublishes — draft ↔
  * archived) [kit decision for which change is which subtype].
  */
-export function offerActions(db: Db, clock: Clock, events: PlatformEvents) {
-  const payloads = payloadLoader(db);
+export function offerActions(db: Db, clock: Clock, events: PlatformEvents, publicUrl: string) {
+  const payloads = payloadLoader(db, publicUrl);
   const offersOf = db.prepare<[number], { id: number; title: string; kind: string; status: OfferStatus; slug: string; department_id: number | null; updated_at: string }>(
     'SELECT id, title, kind, status, slug, department_id, updated_at FROM offers WHERE company_id = ? ORDER BY id',
   );

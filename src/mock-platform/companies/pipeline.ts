@@ -45,8 +45,8 @@ export type Pipeline = ReturnType<typeof pipeline>;
  * (candidate_assigned), move, disqualify or requalify a placement (candidate_moved) and delete a
  * candidate (candidate_deleted). Subtypes are `manual`: these are a recruiter's clicks.
  */
-export function pipeline(db: Db, clock: Clock, events: PlatformEvents) {
-  const payloads = payloadLoader(db);
+export function pipeline(db: Db, clock: Clock, events: PlatformEvents, publicUrl: string) {
+  const payloads = payloadLoader(db, publicUrl);
   const stageRows = db.prepare<[], Stage>('SELECT id, name, category FROM pipeline_stages ORDER BY position');
   const stageById = db.prepare<[number], Stage>('SELECT id, name, category FROM pipeline_stages WHERE id = ?');
   const reasonRows = db.prepare<[], DisqualifyReason>('SELECT id, name FROM disqualify_reasons ORDER BY id');
