@@ -4,6 +4,7 @@ import { parseWebhookEvent } from '../../src/contract/webhook-payloads.js';
 import {
   ACME,
   BACKEND_OFFER,
+  RILEY,
   webhookEndpoint,
   webhookPlatform,
   type WebhookEndpoint,
@@ -49,6 +50,23 @@ async function submit(path: string, form: Record<string, string>) {
   const posted = await request(platform.app).post(path).type('form').send(form).expect(303);
   return request(platform.app).get(posted.headers.location as string).expect(200);
 }
+
+describe('"test payload" examples', () => {
+  it('have a string photo_thumb_url and a source that matches their subtype', async () => {
+    const webhook = await platform.configure(ACME, RILEY, { url: endpoint.url, events: ['new_candidate'] });
+    for (const event_type of ['new_candidate', 'candidate_assigned']) {
+      await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/configurations/${webhook.id}/test-payload`).send({ event_type }).expect(200);
+    }
+    const [created, assigned] = endpoint.received.filter((r) => r.body.test === true && 'event_type' in r.body);
+    for (const example of [created!, assigned!]) {
+      const { event_subtype, payload } = example.body as { event_subtype: string; payload: unknown };
+      const candidate = candidateOf(payload);
+      const expected = { email: 'email', career_site: 'career_site', manual: 'manual', imported: 'import' }[event_subtype];
+      expect(candidate.source, `${event_subtype} example`).toBe(expected);
+      expect(typeof candidate.photo_thumb_url).toBe('string');
+    }
+  });
+});
 
 describe('importing candidates', () => {
   it('the API creates each candidate with source import: new_candidate and candidate_assigned, subtype imported', async () => {
