@@ -87,8 +87,13 @@ export const PartnerInput = z.object({
   required: z.boolean().default(false),
 });
 
+/**
+ * Seed §2.5 lists four urls without marking any optional: `help_article` (a link the marketplace
+ * shows, never called) is required like the three callbacks. A PATCH may leave any of them out but
+ * never clear one (null or "" is not a URL).
+ */
 export const PartnerUrls = z.object({
-  help_article: httpUrl.optional(),
+  help_article: httpUrl,
   validate_token: httpUrl,
   tests: httpUrl,
   send_candidate: httpUrl,
@@ -109,7 +114,12 @@ export type PartnerRequest = z.infer<typeof PartnerRequest>;
 
 export const PartnerPatch = PartnerRequest.partial().extend({ urls: PartnerUrls.partial().optional() });
 
+/**
+ * The stored record as the platform answers it. Read tolerantly: a record registered before
+ * `help_article` was required may lack it.
+ */
 export const Partner = PartnerRequest.extend({
+  urls: PartnerUrls.extend({ help_article: httpUrl.optional() }),
   codename: z.string(),
   company_id: z.number().int(),
   secret: z.string(),

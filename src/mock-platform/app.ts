@@ -16,8 +16,10 @@ import { inboundLog } from './calls/inbound.js';
 import { callsRouter } from './calls/routes.js';
 import { callLog } from './calls/store.js';
 import { careersRouter } from './careers/routes.js';
+import { clockRouter } from './clock/routes.js';
 import { offerActions } from './companies/offers.js';
 import { pipeline as createPipeline } from './companies/pipeline.js';
+import { photosRouter } from './companies/photos.js';
 import { pipelineRouter } from './companies/routes.js';
 import { companyStore } from './companies/store.js';
 import type { PlatformEvents } from './events.js';
@@ -41,6 +43,7 @@ import { webhooksRouter } from './webhooks/routes.js';
 export interface MockPlatformDeps {
   /** From `openMockDb()`; seeded or not, as the caller decides. */
   db: Db;
+  /** `/_mock/clock` can move it when it has `advance` (see clock/adjustable.ts). */
   clock: Clock;
   logger: Logger;
   /** Where `logger` writes, for the access log to write there too (standard output when not given). */
@@ -77,7 +80,8 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/pipeline/…       candidates and offers: assign, move, disqualify, delete, publish (webhook events)
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
- *   /_mock/…              sandbox controls: API tokens, fault injection, call history
+ *   /photos/…             candidates' thumbnails (photo_thumb_url)
+ *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
  *   /                     the sandbox UI (server-rendered forms)
  */
 export function createMockPlatform(deps: MockPlatformDeps): Express {
@@ -94,8 +98,9 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
         },
       }
     : webhooks.events;
-  const pipeline = createPipeline(db, clock, events);
-  const offers = offerActions(db, clock, events);
+  const publicUrl = deps.publicUrl ?? 'http://127.0.0.1:4000';
+  const pipeline = createPipeline(db, clock, events, publicUrl);
+  const offers = offerActions(db, clock, events, publicUrl);
 
   const companies = companyStore(db);
   const tokens = apiTokenStore(db, clock);
@@ -151,9 +156,11 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       kick: webhooks.kick,
     }),
   );
+  app.use('/photos', photosRouter(db));
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
   app.use('/_mock/calls', callsRouter(calls));
+  app.use('/_mock/clock', clockRouter({ clock, wake: webhooks.kick }));
   app.get('/_mock/mail', (_req, res) => {
     res.json({ mail: mail.list() });
   });
@@ -167,7 +174,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       events,
       logger,
       uploadsDir: deps.uploadsDir ?? DEFAULT_UPLOADS_DIR,
-      publicUrl: deps.publicUrl ?? 'http://127.0.0.1:4000',
+      publicUrl,
     }),
   );
 

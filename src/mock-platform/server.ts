@@ -10,6 +10,7 @@ import type { Db } from '../lib/db.js';
 import { LOG_FORMATS, createLogger, logDestination, type LogFormat, type Logger } from '../lib/http/logger.js';
 import { createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
+import { adjustableClock, isAdjustable, type AdjustableClock } from './clock/adjustable.js';
 import { seedPlacements } from './companies/seed-placements.js';
 import { openMockDb } from './db.js';
 import type { PlatformEvents } from './events.js';
@@ -30,6 +31,7 @@ export interface MockPlatformOptions {
   logLevel?: string;
   /** How the logger built here writes (default json); ignored with `logger`. */
   logFormat?: LogFormat;
+  /** The system clock by default; either way wrapped so `POST /_mock/clock` can move it forward. */
   clock?: Clock;
   dispatcher?: Dispatcher;
   callbackTimeoutMs?: number;
@@ -58,12 +60,16 @@ export interface RunningMockPlatform {
   /** Where careers applications' files go. */
   uploadsDir: string;
   logger: Logger;
+  /** The platform's clock; `advance(ms)` moves it as `POST /_mock/clock` does. */
+  clock: AdjustableClock;
   close(): Promise<void>;
 }
 
 /** Opens the database, seeds it, and listens. Used by `npm run mock`, `npm run dev` and the tests. */
 export async function startMockPlatform(options: MockPlatformOptions = {}): Promise<RunningMockPlatform> {
-  const clock = options.clock ?? systemClock;
+  // Movable through /_mock/clock: the system clock (or the one given) plus an offset.
+  const given = options.clock ?? systemClock;
+  const clock = isAdjustable(given) ? given : adjustableClock(given);
   const logStream = options.logger ? undefined : logDestination(options.logFormat);
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info', logStream, { server: 'mock' });
   const databasePath = options.databasePath ?? ':memory:';
@@ -139,7 +145,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       db.close();
       if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, webhooks, uploadsDir, logger, close };
+  return { url, app, db, server, webhooks, uploadsDir, logger, clock, close };
 }
 
 /** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, test } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { apply, ENCODINGS, file, jsonFile, type ApplicationSpec } from './client.js';
-import { careersHarness, type CareersHarness } from './harness.js';
+import { careersHarness, PUBLIC_URL, type CareersHarness } from './harness.js';
 
 const BACKEND = '/careers/acme/api/offers/senior-backend-engineer/candidates';
 const SUPPORT = '/careers/acme/api/offers/customer-success-manager/candidates';
@@ -114,7 +114,7 @@ describe('a successful application', () => {
       name: 'Ada Applicant',
       emails: ['ada.applicant@example.com'],
       phones: ['+31 20 123 4567'],
-      photo_thumb_url: null,
+      photo_thumb_url: `${PUBLIC_URL}/photos/candidates/${res.body.candidate.id}/thumb.svg`,
       source: 'career_site',
       referrer: null,
       created_at: '2026-11-01T09:00:00.000Z',

@@ -18,11 +18,19 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
     const res = await request(h.app).get('/careers/acme/api/offers/').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     // marketing-intern is a draft, frontend-engineer archived, warehouse-operator belongs to globex.
-    expect(slugs(res.body)).toEqual(['product-designer', 'customer-success-manager', 'senior-backend-engineer', 'open-application']);
+    expect(slugs(res.body)).toEqual([
+      'customer-support-specialist',
+      'product-designer',
+      'customer-success-manager',
+      'platform-engineer',
+      'senior-backend-engineer',
+      'brand-designer',
+      'open-application',
+    ]);
     expect(res.body.offers.every((o: Offer) => o.status === 'published')).toBe(true);
 
     const globex = await request(h.app).get('/careers/globex/api/offers').expect(200);
-    expect(slugs(globex.body)).toEqual(['warehouse-operator']);
+    expect(slugs(globex.body)).toEqual(['forklift-driver', 'warehouse-operator']);
   });
 
   test('shows every field of an offer that has them, with careers-site timestamps', async () => {
@@ -86,15 +94,28 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
     ]);
   });
 
-  test('an offer lacking fields omits them instead of sending null, except close_at', async () => {
+  test('an offer lacking optional fields omits them; the keys clients rely on are there, null when unknown', async () => {
     const res = await request(h.app).get('/careers/acme/api/offers/').expect(200);
     const pool = res.body.offers.find((o: Offer) => o.slug === 'open-application');
-    for (const field of ['locations', 'salary', 'department', 'description', 'remote', 'mailbox_email', 'cover_image', 'min_hours']) {
+    for (const field of ['locations', 'salary', 'cover_image', 'highlight', 'sharing_title', 'locations_question', 'min_hours_per_week']) {
       expect(pool).not.toHaveProperty(field);
     }
-    expect(pool.close_at).toBeNull();
-    expect(pool).toMatchObject({ tags: [], translations: {}, open_questions: [] });
-    expect(Object.values(pool).filter((v) => v === null)).toHaveLength(1);
+    expect(pool).toMatchObject({
+      department: null,
+      mailbox_email: null,
+      description: null,
+      requirements: null,
+      min_hours: null,
+      max_hours: null,
+      close_at: null,
+      location: '',
+      tags: [],
+      translations: {},
+      open_questions: [],
+    });
+    expect(Object.entries(pool).filter(([, v]) => v === null).map(([k]) => k).sort()).toEqual(
+      ['close_at', 'department', 'description', 'mailbox_email', 'max_hours', 'min_hours', 'requirements'],
+    );
   });
 
   test('every timestamp reads "YYYY-MM-DD HH:MM:SS UTC"', async () => {
@@ -128,19 +149,19 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
 
   test('filters by department name', async () => {
     const res = await request(h.app).get('/careers/acme/api/offers/').query({ department: 'Engineering' }).expect(200);
-    expect(slugs(res.body)).toEqual(['senior-backend-engineer']);
+    expect(slugs(res.body)).toEqual(['platform-engineer', 'senior-backend-engineer']);
     const lower = await request(h.app).get('/careers/acme/api/offers/').query({ department: 'engineering' }).expect(200);
-    expect(slugs(lower.body)).toEqual(['senior-backend-engineer']);
+    expect(slugs(lower.body)).toEqual(['platform-engineer', 'senior-backend-engineer']);
   });
 
   test('filters by tag name', async () => {
     const res = await request(h.app).get('/careers/acme/api/offers/').query({ tag: 'Remote-friendly' }).expect(200);
-    expect(slugs(res.body)).toEqual(['product-designer', 'senior-backend-engineer']);
+    expect(slugs(res.body)).toEqual(['product-designer', 'senior-backend-engineer', 'brand-designer']);
   });
 
   test('department and tag together must both match', async () => {
     const both = await request(h.app).get('/careers/acme/api/offers/').query({ department: 'Design', tag: 'Remote-friendly' }).expect(200);
-    expect(slugs(both.body)).toEqual(['product-designer']);
+    expect(slugs(both.body)).toEqual(['product-designer', 'brand-designer']);
     const none = await request(h.app).get('/careers/acme/api/offers/').query({ department: 'Engineering', tag: 'Customer facing' }).expect(200);
     expect(none.body).toEqual({ offers: [] });
   });
@@ -154,7 +175,7 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
 
   test('an empty filter is no filter', async () => {
     const res = await request(h.app).get('/careers/acme/api/offers/?department=&tag=').expect(200);
-    expect(res.body.offers).toHaveLength(4);
+    expect(res.body.offers).toHaveLength(7);
   });
 
   test('a filter given twice is a 422 in the JSON error shape', async () => {

@@ -148,6 +148,7 @@ describe('configuration', () => {
   it('resolves ${PUBLIC_URL} in the manifest to the partner callbacks', () => {
     const partner = loadManifest(DEFAULT_MANIFEST, 'https://partner.example.com/');
     expect(partner.urls).toEqual({
+      help_article: 'https://example.com/help/demo-assessments-integration',
       validate_token: 'https://partner.example.com/callbacks/validate_token',
       tests: 'https://partner.example.com/callbacks/tests',
       send_candidate: 'https://partner.example.com/callbacks/send_candidate',

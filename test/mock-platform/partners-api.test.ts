@@ -5,6 +5,7 @@ import { Partner } from '../../src/contract/schemas.js';
 import { ACME, GLOBEX, mockPlatform, partnerBody } from './support.js';
 
 const urls = {
+  help_article: 'https://partner.example/help/integrating',
   validate_token: 'https://partner.example/callbacks/validate_token',
   tests: 'https://partner.example/callbacks/tests',
   send_candidate: 'https://partner.example/callbacks/send_candidate',
@@ -101,6 +102,20 @@ describe('partners API: GET, PATCH, DELETE', () => {
     expect(after.body.partner).toMatchObject({ kind: 'assessment', urls });
   });
 
+  it('PATCH may leave the help article out, but not clear it (422)', async () => {
+    const { app } = mockPlatform();
+    await create(app).expect(201);
+    const patch = (body: object) => request(app).patch(path()).set('authorization', `Bearer ${ACME.token}`).send(body);
+    const kept = await patch({ urls: { tests: 'https://partner.example/v2/tests' } }).expect(200);
+    expect(kept.body.partner.urls.help_article).toBe(urls.help_article);
+    for (const help_article of [null, '', '   ']) {
+      const res = await patch({ urls: { help_article } }).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['urls.help_article']);
+    }
+    const moved = await patch({ urls: { help_article: 'https://partner.example/help/v2' } }).expect(200);
+    expect(moved.body.partner.urls.help_article).toBe('https://partner.example/help/v2');
+  });
+
   it('DELETE removes the record (204); it is then unknown (404)', async () => {
     const { app } = mockPlatform();
     await create(app).expect(201);
@@ -181,7 +196,11 @@ describe('partners API: conflicts and invalid bodies', () => {
     ['a missing name', { name: undefined }, 'name'],
     ['a blank name', { name: '   ' }, 'name'],
     ['a URL that is not absolute', { urls: { ...urls, tests: '/callbacks/tests' } }, 'urls.tests'],
-    ['a missing callback URL', { urls: { validate_token: urls.validate_token, tests: urls.tests } }, 'urls.send_candidate'],
+    ['a missing callback URL', { urls: { help_article: urls.help_article, validate_token: urls.validate_token, tests: urls.tests } }, 'urls.send_candidate'],
+    ['a missing help article', { urls: { validate_token: urls.validate_token, tests: urls.tests, send_candidate: urls.send_candidate } }, 'urls.help_article'],
+    ['a null help article', { urls: { ...urls, help_article: null } }, 'urls.help_article'],
+    ['an empty help article', { urls: { ...urls, help_article: '' } }, 'urls.help_article'],
+    ['a help article that is not a URL', { urls: { ...urls, help_article: 'see our docs' } }, 'urls.help_article'],
     ['an unknown input kind', { inputs: [{ kind: 'shoe_size', required: true }] }, 'inputs.0.kind'],
     ['two inputs with one name', { inputs: [{ kind: 'phone' }, { kind: 'phone' }] }, 'inputs'],
   ])('answers 422 for %s, naming the field, and stores nothing', async (_what, change, field) => {

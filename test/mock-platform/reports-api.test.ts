@@ -79,7 +79,8 @@ describe('reports API: PATCH /api/p/{codename}/reports/{report_id}', () => {
   });
 
   it.each([
-    ['a score over 5 characters', { score: '123456' }, 'score'],
+    ['a score over 100 characters', { score: '9'.repeat(101) }, 'score'],
+    ['a score that is not text', { score: 76 }, 'score'],
     ['an unknown status', { status: 'cancelled' }, 'status'],
     ['a completed_at that is not ISO 8601 UTC', { completed_at: '05/01/2026' }, 'completed_at'],
     ['a property without a label', { properties: [{ value: 'x' }] }, 'properties.0.label'],
@@ -89,6 +90,30 @@ describe('reports API: PATCH /api/p/{codename}/reports/{report_id}', () => {
     const report = await send(platform.app, 'skill-check');
     const res = await patch(report.id, body).expect(422);
     expect(res.body.errors).toHaveProperty([field]);
+  });
+
+  it('accepts a score longer than the badge shows and stores it whole (contract §3.2)', async () => {
+    const report = await send(platform.app, 'skill-check');
+    const score = '76 of 100 points';
+    const res = await patch(report.id, { status: 'completed', score }).expect(200);
+    expect(res.body.report.score).toBe(score);
+    const stored = await request(platform.app).get(`/api/marketplace/c/${ACME.id}/reports/${report.id}`).expect(200);
+    expect(JSON.stringify(stored.body)).toContain(`"score":"${score}"`);
+    const longest = '9'.repeat(100);
+    expect((await patch(report.id, { score: longest }).expect(200)).body.report.score).toBe(longest);
+  });
+
+  it('shows a long score cut to five characters in the badge, the whole text in its title', async () => {
+    const report = await send(platform.app, 'skill-check');
+    await patch(report.id, { status: 'completed', score: '76 of 100 <b>points</b>' }).expect(200);
+    for (const page of [`/companies/${ACME.id}/candidates/${ADA}`, `/companies/${ACME.id}`]) {
+      const html = (await request(platform.app).get(page).expect(200)).text;
+      expect(html).toMatch(/<span class="score" title="76 of 100 &lt;b&gt;points&lt;\/b&gt;">76 of…<\/span>/);
+      expect(html).not.toContain('<b>points</b>');
+    }
+    await patch(report.id, { score: '76%' }).expect(200);
+    const html = (await request(platform.app).get(`/companies/${ACME.id}/candidates/${ADA}`).expect(200)).text;
+    expect(html).toContain('<span class="score">76%</span>');
   });
 
   it('authenticates with RT-PARTNER-SECRET only: a Bearer header alone is refused (401)', async () => {

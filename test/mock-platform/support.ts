@@ -69,6 +69,7 @@ export async function stubPartner() {
     url,
     received,
     urls: {
+      help_article: `${url}/help`,
       validate_token: `${url}/validate_token`,
       tests: `${url}/tests`,
       send_candidate: `${url}/send_candidate`,
@@ -95,7 +96,15 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export function partnerBody(urls: { validate_token: string; tests: string; send_candidate: string }, extra: Record<string, unknown> = {}) {
+/** The four callback and link URLs a partner registers (§3.1); all required. */
+export interface PartnerUrls {
+  help_article: string;
+  validate_token: string;
+  tests: string;
+  send_candidate: string;
+}
+
+export function partnerBody(urls: PartnerUrls, extra: Record<string, unknown> = {}) {
   return { kind: 'assessment', name: 'Skill Check', description: 'Coding tests', urls, ...extra };
 }
 
@@ -103,7 +112,7 @@ export function partnerBody(urls: { validate_token: string; tests: string; send_
 export async function register(
   app: Express,
   codename: string,
-  urls: { validate_token: string; tests: string; send_candidate: string },
+  urls: PartnerUrls,
   extra: Record<string, unknown> = {},
 ): Promise<string> {
   const res = await request(app)

@@ -188,6 +188,48 @@ describe('webhook delivery', () => {
     await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/deliveries/${delivery!.id}/retry`).expect(409);
   });
 
+  it('retry now on a canceled delivery makes one attempt and leaves it canceled, as for a given-up one', async () => {
+    endpoint.answer(500);
+    await platform.configure(ACME, RILEY, { url: endpoint.url, events: ['candidate_moved'] });
+    await disqualifyAda();
+    await runOnce();
+    const [delivery] = await deliveries();
+    await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/deliveries/${delivery!.id}/cancel`).expect(200);
+    const retried = await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/deliveries/${delivery!.id}/retry`).expect(202);
+    expect(retried.body.delivery).toMatchObject({ status: 'pending', attempt_count: 1 });
+    expect(await runOnce()).toBe(1);
+    expect(endpoint.events().map((r) => r.body.attempt_count)).toEqual([1, 2]);
+    // Failed again: no automatic schedule starts over.
+    expect((await deliveries())[0]).toMatchObject({ status: 'canceled', attempt_count: 2, next_attempt_at: null });
+    const [lastRequest] = (await platform.as(RILEY).get(`/api/webhooks/c/${ACME}/requests?kind=event`).expect(200)).body.requests;
+    expect(lastRequest).toMatchObject({ attempt_count: 2, response_status: 500, next_attempt_at: null });
+    for (const delay of WEBHOOK_RETRY_DELAYS_MS) {
+      platform.clock.advance(delay);
+      expect(await runOnce()).toBe(0);
+    }
+    expect(endpoint.events()).toHaveLength(2);
+
+    // Another "retry now" is one more attempt; a success delivers it.
+    endpoint.answer(200);
+    await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/deliveries/${delivery!.id}/retry`).expect(202);
+    expect(await runOnce()).toBe(1);
+    expect((await deliveries())[0]).toMatchObject({ status: 'delivered', attempt_count: 3 });
+  });
+
+  it('retry now on a pending delivery keeps its automatic schedule', async () => {
+    endpoint.answer(500);
+    await platform.configure(ACME, RILEY, { url: endpoint.url, events: ['candidate_moved'] });
+    await disqualifyAda();
+    await runOnce();
+    const [delivery] = await deliveries();
+    await platform.as(RILEY).post(`/api/webhooks/c/${ACME}/deliveries/${delivery!.id}/retry`).expect(202);
+    await runOnce();
+    expect((await deliveries())[0]).toMatchObject({ status: 'pending', attempt_count: 2 });
+    platform.clock.advance(3 * MINUTE);
+    expect(await runOnce()).toBe(1);
+    expect((await deliveries())[0]).toMatchObject({ status: 'pending', attempt_count: 3 });
+  });
+
   it('delays requests over a trial company’s 5 per minute by 10 minutes ± 5, without counting an attempt', async () => {
     const draws = [0, 1, 0.5];
     platform = webhookPlatform({ random: () => draws.shift() ?? 0.5 });

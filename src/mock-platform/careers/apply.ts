@@ -17,6 +17,8 @@ export interface ApplyDeps {
   events: PlatformEvents;
   storage: UploadStorage;
   logger: Logger;
+  /** Where the mock is reached, for the URLs in webhook payloads. */
+  publicUrl: string;
 }
 
 export interface Submitted {
@@ -42,7 +44,7 @@ export interface Submitted {
 export function careersApplications(deps: ApplyDeps) {
   const { db, clock, mail, events, storage, logger } = deps;
   const store = applicationStore(db);
-  const payloads = payloadLoader(db);
+  const payloads = payloadLoader(db, deps.publicUrl);
 
   /** The candidate's row, its placement and every side effect, or none of them. */
   const record = db.transaction((view: OfferView, app: ValidApplication, files: FilePlacement[]) => {

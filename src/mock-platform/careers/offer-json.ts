@@ -12,9 +12,17 @@ export function careersUrls(publicUrl: string, subdomain: string) {
 }
 
 /**
- * An offer as the careers site API shows it (seed §2.1). Every field is optional: one the offer does
- * not have is left out rather than sent as null — except `close_at`, which the seed shows as null
- * when no closing date is set.
+ * An offer as the careers site API shows it (seed §2.1, and the real careers API's public offers
+ * reference for the keys its clients rely on — see careers/README.md, "Offer JSON").
+ *
+ * Two kinds of key:
+ * - always there, `null` where the offer has no value: the keys the real API always returns
+ *   (`department`, `remote`/`on_site`/`hybrid`, `min_hours`/`max_hours`, the four codes,
+ *   timestamps, texts, …), plus `position` and the flat location fields (`location`, `city`,
+ *   `country`, `country_code`, `state_code`, `postal_code`), which are strings, `""` when unknown;
+ * - left out when the offer lacks them, as the seed allows ("an offer may lack the location and
+ *   salary fields"): `locations`, `salary`, `cover_image`, the sharing texts, the location question
+ *   and the weekly hours.
  */
 export function offerJson(view: OfferView, publicUrl: string): Record<string, unknown> {
   const { offer, company, department, tags, locations, questions } = view;
@@ -23,14 +31,30 @@ export function offerJson(view: OfferView, publicUrl: string): Record<string, un
     id: offer.id,
     guid: offer.guid,
     slug: offer.slug,
+    position: view.position,
     company_name: company.name,
     title: offer.title,
+    department: department?.name ?? null,
     status: offer.status,
     careers_url: urls.offer(offer.slug),
     careers_apply_url: urls.apply(offer.slug),
+    mailbox_email: offer.mailbox_email,
     created_at: careersTimestamp(offer.created_at),
+    published_at: offer.published_at === null ? null : careersTimestamp(offer.published_at),
     updated_at: careersTimestamp(offer.updated_at),
     close_at: offer.close_at === null ? null : careersTimestamp(offer.close_at),
+    description: offer.description,
+    requirements: offer.requirements,
+    ...flatLocation(locations[0], flag(offer.remote) === true),
+    remote: flag(offer.remote),
+    on_site: flag(offer.on_site),
+    hybrid: flag(offer.hybrid),
+    employment_type_code: offer.employment_type_code,
+    category_code: offer.category_code,
+    experience_code: offer.experience_code,
+    education_code: offer.education_code,
+    min_hours: offer.min_hours,
+    max_hours: offer.max_hours,
     tags: tags.map((t) => t.name),
     translations: JSON.parse(offer.translations) as unknown,
     open_questions: questions.map(questionJson),
@@ -39,29 +63,13 @@ export function offerJson(view: OfferView, publicUrl: string): Record<string, un
     options_cv: offer.options_cv,
     options_phone: offer.options_phone,
   };
-  // An offer without locations lacks the field (seed §2.1); tags, translations and questions are
-  // collections every offer has, possibly empty.
   const optional: Record<string, unknown> = {
     locations: locations.length > 0 ? locations.map(locationJson) : null,
-    department: department?.name,
-    mailbox_email: offer.mailbox_email,
-    published_at: offer.published_at === null ? null : careersTimestamp(offer.published_at),
-    description: offer.description,
-    requirements: offer.requirements,
     highlight: offer.highlight,
-    remote: flag(offer.remote),
-    on_site: flag(offer.on_site),
-    hybrid: flag(offer.hybrid),
     locations_question_required: flag(offer.locations_question_required),
     locations_question: offer.locations_question,
     locations_question_type: offer.locations_question_type,
     location_question_visible: flag(offer.location_question_visible),
-    employment_type_code: offer.employment_type_code,
-    category_code: offer.category_code,
-    experience_code: offer.experience_code,
-    education_code: offer.education_code,
-    min_hours: offer.min_hours,
-    max_hours: offer.max_hours,
     min_hours_per_week: offer.min_hours_per_week,
     max_hours_per_week: offer.max_hours_per_week,
     sharing_title: offer.sharing_title,
@@ -78,6 +86,22 @@ export function offerJson(view: OfferView, publicUrl: string): Record<string, un
     });
   }
   return { ...json, ...withoutMissing(optional) };
+}
+
+/**
+ * [real careers API] The flat location keys: the offer's first location as "City, Country" and its
+ * parts; "Remote" for a remote offer without a location; empty strings when nothing is known.
+ */
+export function flatLocation(first: LocationRow | undefined, remote: boolean) {
+  const place = first ? [first.city, first.country].filter((p): p is string => !!p).join(', ') || first.name : '';
+  return {
+    location: place || (remote ? 'Remote' : ''),
+    city: first?.city ?? '',
+    country: first?.country ?? '',
+    country_code: first?.country_code ?? '',
+    state_code: first?.state_code ?? '',
+    postal_code: first?.postal_code ?? '',
+  };
 }
 
 export function locationJson(l: LocationRow): Record<string, unknown> {

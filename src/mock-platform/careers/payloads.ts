@@ -18,14 +18,25 @@ export interface CandidateRecord {
   updated_at: string;
 }
 
-/** Candidate. The mock keeps one e-mail and at most one phone; `referrer` is null as in the seed's sample. */
-export function candidatePayload(c: CandidateRecord): Record<string, unknown> {
+/**
+ * [kit decision] Where the mock serves a candidate's thumbnail (an image with their initials, see
+ * `companies/photos.ts`): seed §2.7 types `photo_thumb_url` as a string, so every candidate has one.
+ */
+export function candidateThumbUrl(publicUrl: string, candidateId: number): string {
+  return `${publicUrl.replace(/\/+$/, '')}/photos/candidates/${candidateId}/thumb.svg`;
+}
+
+/**
+ * Candidate. The mock keeps one e-mail and at most one phone; `referrer` is null as in the seed's
+ * sample. `photo_thumb_url` is the stored one if any, else the mock's own thumbnail of the candidate.
+ */
+export function candidatePayload(c: CandidateRecord, publicUrl: string): Record<string, unknown> {
   return {
     id: c.id,
     name: c.name,
     emails: [c.email],
     phones: c.phone ? [c.phone] : [],
-    photo_thumb_url: c.photo_thumb_url,
+    photo_thumb_url: c.photo_thumb_url ?? candidateThumbUrl(publicUrl, c.id),
     source: c.source,
     referrer: null,
     created_at: c.created_at,
@@ -61,8 +72,11 @@ export function offerPayload(view: OfferView, options: { withStatus?: boolean } 
   };
 }
 
-/** Loads the rows an event needs by id; undefined for ids that do not exist. */
-export function payloadLoader(db: Db) {
+/**
+ * Loads the rows an event needs by id; undefined for ids that do not exist. `publicUrl` is where
+ * the mock is reached, for the URLs the payloads carry.
+ */
+export function payloadLoader(db: Db, publicUrl: string) {
   const store = careersStore(db);
   const candidate = db.prepare<[number], CandidateRecord>(
     'SELECT id, name, email, phone, source, photo_thumb_url, created_at, updated_at FROM candidates WHERE id = ?',
@@ -74,7 +88,7 @@ export function payloadLoader(db: Db) {
   return {
     candidate(id: number) {
       const row = candidate.get(id);
-      return row && candidatePayload(row);
+      return row && candidatePayload(row, publicUrl);
     },
     company(id: number) {
       const row = store.companyById(id);

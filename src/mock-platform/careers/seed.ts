@@ -7,8 +7,14 @@ import type { FieldSetting, QuestionKind } from './decisions.js';
  * The careers sites of the seeded companies (run after `seedCompanies`). The offers show the variety
  * a client of the careers API must cope with (seed §2.1): with and without locations, salary,
  * department, tags, translations and questions; HTML in descriptions; `close_at` unset; published,
- * draft and archived offers; a talent pool. "Senior Backend Engineer" asks one question of each of
- * the twelve kinds. Ids are fixed so the README, the sandbox and the tests can name them.
+ * draft and archived offers; a talent pool; remote, hybrid and on-site work. "Senior Backend
+ * Engineer" asks one question of each of the twelve kinds. Ids are fixed so the README, the sandbox
+ * and the tests can name them.
+ *
+ * Every offer has the four codes (employment type, category, experience, education) and its three
+ * work-arrangement flags. Every department and tag a careers page offers as a filter is on at least
+ * two published offers, so a filter always has something to narrow; "Customer Success" has a space
+ * and "Zürich" a non-ASCII letter, to exercise how clients encode them.
  *
  * The HTML in descriptions and in infobox/legal questions is trusted: it is written here, and the
  * careers page renders it as HTML. Nothing a visitor sends is ever rendered unescaped.
@@ -29,6 +35,7 @@ const TAGS = [
   { id: 2, companyId: 1, name: 'Remote-friendly' },
   { id: 3, companyId: 1, name: 'Customer facing' },
   { id: 4, companyId: 1, name: 'Internship' },
+  { id: 5, companyId: 1, name: 'Zürich' },
   { id: 21, companyId: 2, name: 'Logistics' },
 ];
 
@@ -40,6 +47,10 @@ export const SEED_LOCATIONS = [
   {
     id: 12, companyId: 1, name: 'Berlin office', street: 'Friedrichstraße 68', city: 'Berlin', postal_code: '10117',
     state: 'Berlin', state_code: 'BE', country: 'Germany', country_code: 'DE', note: 'Shared office space, 3rd floor',
+  },
+  {
+    id: 13, companyId: 1, name: 'Zürich office', street: 'Bahnhofstrasse 10', city: 'Zürich', postal_code: '8001',
+    state: 'Zurich', state_code: 'ZH', country: 'Switzerland', country_code: 'CH', note: null,
   },
   {
     id: 21, companyId: 2, name: 'Springfield warehouse', street: '742 Evergreen Terrace', city: 'Springfield',
@@ -75,6 +86,16 @@ interface SeedOffer {
   options?: Partial<Record<'cover_letter' | 'photo' | 'cv' | 'phone', FieldSetting>>;
   translations?: Record<string, Record<string, string>>;
   questions?: SeedQuestion[];
+}
+
+/** One of the three work arrangements, the other two flags off. */
+function arrangement(kind: 'remote' | 'on_site' | 'hybrid') {
+  return { remote: kind === 'remote', on_site: kind === 'on_site', hybrid: kind === 'hybrid' };
+}
+
+/** The four codes the careers API shows on every offer. */
+function codes(employment: string, category: string, experience: string, education: string) {
+  return { employment_type_code: employment, category_code: category, experience_code: experience, education_code: education };
 }
 
 /** The showcase offer: every field, two locations, translations, and all twelve question kinds. */
@@ -200,7 +221,14 @@ const SEED_OFFERS: SeedOffer[] = [
     fields: {
       description: '<p>Help our customers get the most out of Acme &amp; grow with them.</p>',
       remote: true,
+      on_site: false,
+      hybrid: false,
       employment_type_code: 'fulltime_permanent',
+      category_code: 'customer_support',
+      experience_code: 'mid_level',
+      education_code: 'high_school',
+      min_hours: 36,
+      max_hours: 40,
     },
     options: { cv: 'off', phone: 'required', cover_letter: 'off' },
     questions: [
@@ -217,7 +245,15 @@ const SEED_OFFERS: SeedOffer[] = [
     departmentId: 4, tagIds: [2], locationIds: [11], createdDaysAgo: 8, publishedDaysAgo: 5,
     fields: {
       description: '<p>Shape how dispatchers plan a day of deliveries.</p>',
+      remote: false,
       on_site: true,
+      hybrid: false,
+      employment_type_code: 'parttime_permanent',
+      category_code: 'design',
+      experience_code: 'mid_level',
+      education_code: 'bachelor_degree',
+      min_hours: 24,
+      max_hours: 32,
       min_hours_per_week: '24',
       max_hours_per_week: '32',
     },
@@ -238,18 +274,80 @@ const SEED_OFFERS: SeedOffer[] = [
     // Not on the careers site: a draft.
     id: 104, companyId: 1, guid: 'r5t1z', slug: 'marketing-intern', status: 'draft', title: 'Marketing Intern',
     departmentId: 3, tagIds: [4], createdDaysAgo: 2,
-    fields: { description: '<p>Six months with our marketing team.</p>' },
+    fields: {
+      description: '<p>Six months with our marketing team.</p>',
+      ...arrangement('on_site'),
+      ...codes('internship', 'marketing', 'student_college', 'unspecified'),
+      min_hours: 40,
+      max_hours: 40,
+    },
   },
   {
     // A talent pool with almost nothing: no department, tags, locations, salary or questions.
     id: 105, companyId: 1, guid: 'w9n3b', slug: 'open-application', kind: 'talent_pool', status: 'published',
     title: 'Open application', createdDaysAgo: 60, publishedDaysAgo: 60,
+    // No hours, no place: all three arrangement flags off, so `location` is "".
+    fields: { remote: false, on_site: false, hybrid: false, ...codes('other', 'other', 'not_applicable', 'unspecified') },
     options: { cv: 'optional', phone: 'optional', cover_letter: 'optional' },
   },
   {
     // Not on the careers site: archived.
     id: 106, companyId: 1, guid: 'h6v2m', slug: 'frontend-engineer', status: 'archived', title: 'Frontend Engineer',
     departmentId: 1, tagIds: [1], locationIds: [12], createdDaysAgo: 90, publishedDaysAgo: 85,
+    fields: {
+      ...arrangement('hybrid'),
+      ...codes('fulltime_permanent', 'software_development', 'mid_level', 'bachelor_degree'),
+      min_hours: 40,
+      max_hours: 40,
+    },
+  },
+  {
+    // Zürich, hybrid, a fixed-term contract; the second "Customer Success" offer and a "Zürich" tag.
+    id: 107, companyId: 1, guid: 'z7s3c', slug: 'customer-support-specialist', status: 'published',
+    title: 'Customer Support Specialist', departmentId: 2, tagIds: [3, 5], locationIds: [13],
+    createdDaysAgo: 6, publishedDaysAgo: 3,
+    fields: {
+      mailbox_email: 'job.z7s3c@acme.mock-platform.test',
+      description: '<p>Answer our Swiss and German customers by phone, chat and e-mail.</p>',
+      requirements: '<ul><li>Fluent German and English</li></ul>',
+      ...arrangement('hybrid'),
+      ...codes('fulltime_fixed_term', 'customer_support', 'entry_level', 'vocational'),
+      min_hours: 40,
+      max_hours: 40,
+    },
+    options: { cv: 'optional', phone: 'required' },
+    questions: [{ id: 1071, kind: 'boolean', required: true, body: 'Do you speak German fluently?' }],
+  },
+  {
+    // On site in Zürich or Amsterdam, a yearly salary in Swiss francs.
+    id: 108, companyId: 1, guid: 'q2e8t', slug: 'platform-engineer', status: 'published', title: 'Platform Engineer',
+    departmentId: 1, tagIds: [1, 5], locationIds: [13, 11], createdDaysAgo: 18, publishedDaysAgo: 15,
+    fields: {
+      mailbox_email: 'job.q2e8t@acme.mock-platform.test',
+      description: '<p>Run the Kubernetes clusters and the CI that every Acme team ships through.</p>',
+      ...arrangement('on_site'),
+      ...codes('fulltime_permanent', 'software_development', 'mid_level', 'master_degree'),
+      min_hours: 40,
+      max_hours: 40,
+      salary_min: '110000',
+      salary_max: '130000',
+      salary_period: 'year',
+      salary_currency: 'CHF',
+    },
+    options: { cv: 'required', phone: 'optional' },
+  },
+  {
+    // Fully remote, no location: `location` reads "Remote". Freelance, part time.
+    id: 109, companyId: 1, guid: 'b5r1d', slug: 'brand-designer', status: 'published', title: 'Brand Designer',
+    departmentId: 4, tagIds: [2], createdDaysAgo: 26, publishedDaysAgo: 25,
+    fields: {
+      description: '<p>Give Acme a look that fits a logistics company people like.</p>',
+      ...arrangement('remote'),
+      ...codes('freelance', 'design', 'senior_level', 'unspecified'),
+      min_hours: 16,
+      max_hours: 24,
+    },
+    options: { cv: 'optional', phone: 'off', cover_letter: 'optional' },
   },
   {
     // Hourly pay in dollars, part time, no CV.
@@ -257,8 +355,13 @@ const SEED_OFFERS: SeedOffer[] = [
     departmentId: 21, tagIds: [21], locationIds: [21], createdDaysAgo: 14, publishedDaysAgo: 7,
     fields: {
       description: '<p>Keep the Springfield warehouse moving.</p>',
+      remote: false,
       on_site: true,
+      hybrid: false,
       employment_type_code: 'parttime_permanent',
+      category_code: 'logistics',
+      experience_code: 'entry_level',
+      education_code: 'high_school',
       min_hours: 20,
       max_hours: 30,
       salary_min: '18',
@@ -275,6 +378,21 @@ const SEED_OFFERS: SeedOffer[] = [
   {
     id: 202, companyId: 2, guid: 'j4u8e', slug: 'night-shift-supervisor', status: 'draft',
     title: 'Night Shift Supervisor', departmentId: 21, createdDaysAgo: 1,
+    fields: { ...arrangement('on_site'), ...codes('fulltime_permanent', 'logistics', 'manager', 'high_school'), min_hours: 40, max_hours: 40 },
+  },
+  {
+    // Globex's second published offer: "Operations" and "Logistics" each narrow to two.
+    id: 203, companyId: 2, guid: 'f3k6l', slug: 'forklift-driver', status: 'published', title: 'Forklift Driver',
+    departmentId: 21, tagIds: [21], locationIds: [21], createdDaysAgo: 9, publishedDaysAgo: 4,
+    fields: {
+      description: '<p>Move pallets safely from the dock to the racks.</p>',
+      ...arrangement('on_site'),
+      ...codes('fulltime_permanent', 'logistics', 'entry_level', 'vocational'),
+      min_hours: 38,
+      max_hours: 40,
+    },
+    options: { cv: 'off', phone: 'required', cover_letter: 'off' },
+    questions: [{ id: 2031, kind: 'boolean', required: true, body: 'Do you hold a forklift licence?' }],
   },
 ];
 
@@ -287,6 +405,10 @@ export const SEED_OFFER_SLUGS = {
   talentPool: 'open-application',
   archived: 'frontend-engineer',
   globex: 'warehouse-operator',
+  zurich: 'customer-support-specialist',
+  twoLocationsChf: 'platform-engineer',
+  remoteOnly: 'brand-designer',
+  globexSecond: 'forklift-driver',
 } as const;
 
 /** Inserts the careers sites into a seeded mock database (a no-op when offers exist). */

@@ -101,6 +101,8 @@ export interface Question extends QuestionRow {
 export interface OfferView {
   offer: OfferRow;
   company: CompanyRow;
+  /** The offer's place on the careers site (1 = first), null when it is not published. */
+  position: number | null;
   department: SimpleEntity | undefined;
   tags: SimpleEntity[];
   locations: LocationRow[];
@@ -128,6 +130,10 @@ export function careersStore(db: Db) {
                                    WHERE ot.offer_id = o.id AND t.name = ? COLLATE NOCASE))
       ORDER BY o.published_at DESC, o.id`,
   );
+  // The careers site's order: what `publishedOffers` lists and what `position` counts.
+  const publishedOrder = db.prepare<[number], { id: number }>(
+    `SELECT id FROM offers WHERE company_id = ? AND status = 'published' ORDER BY published_at DESC, id`,
+  );
   const offerBySlug = db.prepare<[number, string], OfferRow>('SELECT * FROM offers WHERE company_id = ? AND slug = ?');
   const offerById = db.prepare<[number], OfferRow>('SELECT * FROM offers WHERE id = ?');
   const department = db.prepare<[number], SimpleEntity>('SELECT id, name FROM departments WHERE id = ?');
@@ -153,10 +159,15 @@ export function careersStore(db: Db) {
       WHERE o.company_id = ? AND o.status = 'published' ORDER BY t.name`,
   );
 
-  function view(offer: OfferRow, company: CompanyRow): OfferView {
+  /** Every published offer's place on the company's careers site, whatever a listing filters. */
+  const positions = (companyId: number): Map<number, number> =>
+    new Map(publishedOrder.all(companyId).map((r, i) => [r.id, i + 1]));
+
+  function view(offer: OfferRow, company: CompanyRow, position = positions(company.id).get(offer.id) ?? null): OfferView {
     return {
       offer,
       company,
+      position,
       department: offer.department_id === null ? undefined : department.get(offer.department_id),
       tags: tags.all(offer.id),
       locations: locations.all(offer.id),
@@ -174,7 +185,8 @@ export function careersStore(db: Db) {
     publishedOffers(company: CompanyRow, filters: OfferFilters = {}): OfferView[] {
       const dept = filters.department ?? null;
       const tag = filters.tag ?? null;
-      return published.all(company.id, dept, dept, tag, tag).map((o) => view(o, company));
+      const places = positions(company.id);
+      return published.all(company.id, dept, dept, tag, tag).map((o) => view(o, company, places.get(o.id) ?? null));
     },
     /** The published offer with this slug; drafts and archived offers are not on the careers site. */
     publishedOffer(company: CompanyRow, slug: string): OfferView | undefined {

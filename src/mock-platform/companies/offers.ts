@@ -16,6 +16,8 @@ export interface OfferSummary {
   slug: string;
   departmentId: number | null;
   tagIds: number[];
+  /** Where e-mailed applications for the offer go (seed §2.1); null when it has no mailbox. */
+  mailboxEmail: string | null;
   updatedAt: string;
 }
 
@@ -28,11 +30,12 @@ export type OfferActions = ReturnType<typeof offerActions>;
  * and `status_changed` for a status change that neither publishes nor unpublishes — draft ↔
  * archived) [kit decision for which change is which subtype].
  */
-export function offerActions(db: Db, clock: Clock, events: PlatformEvents) {
-  const payloads = payloadLoader(db);
-  const offersOf = db.prepare<[number], { id: number; title: string; kind: string; status: OfferStatus; slug: string; department_id: number | null; updated_at: string }>(
-    'SELECT id, title, kind, status, slug, department_id, updated_at FROM offers WHERE company_id = ? ORDER BY id',
-  );
+export function offerActions(db: Db, clock: Clock, events: PlatformEvents, publicUrl: string) {
+  const payloads = payloadLoader(db, publicUrl);
+  const offersOf = db.prepare<
+    [number],
+    { id: number; title: string; kind: string; status: OfferStatus; slug: string; department_id: number | null; mailbox_email: string | null; updated_at: string }
+  >('SELECT id, title, kind, status, slug, department_id, mailbox_email, updated_at FROM offers WHERE company_id = ? ORDER BY id');
   const offerRow = db.prepare<[number, number], { id: number; status: OfferStatus; title: string; department_id: number | null }>(
     'SELECT id, status, title, department_id FROM offers WHERE company_id = ? AND id = ?',
   );
@@ -69,6 +72,7 @@ export function offerActions(db: Db, clock: Clock, events: PlatformEvents) {
         slug: o.slug,
         departmentId: o.department_id,
         tagIds: tagIdsOf.all(o.id).map((t) => t.tag_id),
+        mailboxEmail: o.mailbox_email,
         updatedAt: o.updated_at,
       }));
     },

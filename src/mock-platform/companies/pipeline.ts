@@ -40,13 +40,34 @@ interface PlacementRow {
 export type Pipeline = ReturnType<typeof pipeline>;
 
 /**
+ * How a candidate came in [seed §2.7, §6]: the subtype of new_candidate and candidate_assigned, and
+ * the candidate's `source` it goes with (the seed spells the subtype "imported", the source "import").
+ */
+export const SOURCE_OF_SUBTYPE = {
+  manual: 'manual',
+  imported: 'import',
+  email: 'email',
+  career_site: 'career_site',
+} as const;
+/** The ways a recruiter's action adds a candidate (careers applications are the careers site's). */
+export type AddedHow = 'manual' | 'imported' | 'email';
+
+export interface NewCandidate {
+  name: string;
+  email: string;
+  phone: string | null;
+  offerIds?: readonly number[];
+}
+
+/**
  * What a recruiter does to candidates, each a state change with its webhook event in one
  * transaction [seed §6]: add a candidate (new_candidate), assign one to an offer
  * (candidate_assigned), move, disqualify or requalify a placement (candidate_moved) and delete a
- * candidate (candidate_deleted). Subtypes are `manual`: these are a recruiter's clicks.
+ * candidate (candidate_deleted). Subtypes are `manual` — a recruiter's clicks — except for
+ * candidates imported (`imported`) or e-mailed in (`email`).
  */
-export function pipeline(db: Db, clock: Clock, events: PlatformEvents) {
-  const payloads = payloadLoader(db);
+export function pipeline(db: Db, clock: Clock, events: PlatformEvents, publicUrl: string) {
+  const payloads = payloadLoader(db, publicUrl);
   const stageRows = db.prepare<[], Stage>('SELECT id, name, category FROM pipeline_stages ORDER BY position');
   const stageById = db.prepare<[number], Stage>('SELECT id, name, category FROM pipeline_stages WHERE id = ?');
   const reasonRows = db.prepare<[], DisqualifyReason>('SELECT id, name FROM disqualify_reasons ORDER BY id');
@@ -64,9 +85,9 @@ export function pipeline(db: Db, clock: Clock, events: PlatformEvents) {
     `SELECT p.id, p.offer_id, o.title AS offer_title, p.stage_id, p.disqualify_reason_id, p.disqualified_at, p.created_at
        FROM placements p JOIN offers o ON o.id = p.offer_id WHERE p.candidate_id = ? ORDER BY p.id`,
   );
-  const insertCandidate = db.prepare<[number, string, string, string | null, string, string], { id: number }>(
+  const insertCandidate = db.prepare<[number, string, string, string | null, string, string, string], { id: number }>(
     `INSERT INTO candidates (company_id, name, email, phone, source, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'manual', ?, ?) RETURNING id`,
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const insertPlacement = db.prepare<[number, number, string], { id: number }>(
     'INSERT INTO placements (candidate_id, offer_id, created_at) VALUES (?, ?, ?) RETURNING id',
@@ -142,6 +163,31 @@ export function pipeline(db: Db, clock: Clock, events: PlatformEvents) {
     return id;
   };
 
+  /** Inside the caller's transaction: the candidate, its placements and its events. */
+  const add = (companyId: number, input: NewCandidate, how: AddedHow): number => {
+    const at = isoAt(clock.now());
+    const offerIds = [...new Set(input.offerIds ?? [])];
+    for (const offerId of offerIds) offerOf(companyId, offerId);
+    const { id } = insertCandidate.get(companyId, input.name, input.email, input.phone, SOURCE_OF_SUBTYPE[how], at, at)!;
+    const placementIds = offerIds.map((offerId) => assign(companyId, id, offerId, undefined, at));
+    const candidate = payloads.candidate(id)!;
+    const company = payloads.company(companyId)!;
+    events.emit(companyId, 'new_candidate', how, {
+      candidate,
+      company,
+      offers: offerIds.map((offerId) => payloads.offer(offerId)!),
+    });
+    offerIds.forEach((offerId, i) => {
+      events.emit(companyId, 'candidate_assigned', how, {
+        candidate,
+        company,
+        offer: payloads.offer(offerId)!,
+        placement_locations: payloads.placementLocations(placementIds[i]!),
+      });
+    });
+    return id;
+  };
+
   return {
     stages: (): Stage[] => stageRows.all(),
     disqualifyReasons: (): DisqualifyReason[] => reasonRows.all(),
@@ -150,31 +196,18 @@ export function pipeline(db: Db, clock: Clock, events: PlatformEvents) {
       return placementsOf.all(candidateId).map(toPlacement);
     },
 
-    /** A candidate a recruiter adds by hand, maybe straight onto offers: new_candidate, then candidate_assigned per offer. */
-    addCandidate(companyId: number, input: { name: string; email: string; phone: string | null; offerIds?: readonly number[] }): number {
-      return db.transaction(() => {
-        const at = isoAt(clock.now());
-        const offerIds = [...new Set(input.offerIds ?? [])];
-        for (const offerId of offerIds) offerOf(companyId, offerId);
-        const { id } = insertCandidate.get(companyId, input.name, input.email, input.phone, at, at)!;
-        const placementIds = offerIds.map((offerId) => assign(companyId, id, offerId, undefined, at));
-        const candidate = payloads.candidate(id)!;
-        const company = payloads.company(companyId)!;
-        events.emit(companyId, 'new_candidate', 'manual', {
-          candidate,
-          company,
-          offers: offerIds.map((offerId) => payloads.offer(offerId)!),
-        });
-        offerIds.forEach((offerId, i) => {
-          events.emit(companyId, 'candidate_assigned', 'manual', {
-            candidate,
-            company,
-            offer: payloads.offer(offerId)!,
-            placement_locations: payloads.placementLocations(placementIds[i]!),
-          });
-        });
-        return id;
-      })();
+    /**
+     * A candidate a recruiter adds — by hand (`manual`), by importing a list (`imported`, source
+     * `import`) or from an e-mail to an offer's mailbox (`email`) — maybe straight onto offers:
+     * new_candidate, then candidate_assigned per offer, both with that subtype.
+     */
+    addCandidate(companyId: number, input: NewCandidate, how: AddedHow = 'manual'): number {
+      return db.transaction(() => add(companyId, input, how))();
+    },
+
+    /** Several candidates from one import, all or none (a bad row adds nobody); their ids in order. */
+    importCandidates(companyId: number, inputs: readonly NewCandidate[]): number[] {
+      return db.transaction(() => inputs.map((input) => add(companyId, input, 'imported')))();
     },
 
     /** Assigns an existing candidate to an offer (job or talent pool): candidate_assigned. */

@@ -11,12 +11,19 @@ import type { CompanyStore } from './store.js';
 
 const ids = (max: number) => z.array(IntegerId).max(max);
 
-export const NewCandidateBody = z.object({
-  name: z.string().trim().min(1, 'is required').max(200),
-  email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
-  phone: z.string().trim().max(100).nullish(),
-  offer_ids: ids(20).optional(),
+const name = z.string().trim().min(1, 'is required').max(200);
+const email = z.string().trim().max(320).pipe(z.email('must be a valid e-mail address'));
+const phone = z.string().trim().max(100).nullish();
+
+export const NewCandidateBody = z.object({ name, email, phone, offer_ids: ids(20).optional() });
+/** [kit decision] An import is a list of people, optionally all onto one offer; all or none are added. */
+export const MAX_IMPORT = 100;
+export const ImportBody = z.object({
+  candidates: z.array(z.object({ name, email, phone })).min(1, 'must list at least one candidate').max(MAX_IMPORT),
+  offer_id: IntegerId.optional(),
 });
+/** An e-mail to an offer's mailbox: the sender becomes a candidate on that offer. */
+export const EmailInBody = z.object({ offer_id: IntegerId, from_name: name, from_email: email, phone });
 export const AssignBody = z.object({ offer_id: IntegerId, location_ids: ids(20).optional() });
 export const MoveBody = z.object({ stage_id: IntegerId });
 export const DisqualifyBody = z.object({ reason_id: IntegerId });
@@ -33,7 +40,9 @@ export const OfferTagsBody = z.object({ tag_ids: ids(50) });
  * which emits its webhook event. Unauthenticated like the marketplace API: the mock is a local tool.
  *
  *   GET    stages                                             stages and disqualify reasons
- *   POST   candidates                         {name, email, phone?, offer_ids?}
+ *   POST   candidates                         {name, email, phone?, offer_ids?}     new_candidate/manual
+ *   POST   candidates/import                  {candidates: [{name, email, phone?}], offer_id?}  …/imported, source import
+ *   POST   candidates/email-in                {offer_id, from_name, from_email, phone?}  …/email, source email
  *   GET    candidates/{id}                                    the candidate's placements
  *   DELETE candidates/{id}
  *   POST   candidates/{id}/placements         {offer_id, location_ids?}
@@ -73,6 +82,32 @@ export function pipelineRouter(deps: { pipeline: Pipeline; offers: OfferActions;
       phone: body.phone ?? null,
       offerIds: body.offer_ids,
     });
+    res.status(201).json(candidateJson(companies, pipeline, company, created));
+  });
+
+  router.post('/c/:companyId/candidates/import', json, (req, res) => {
+    const company = companyId(req);
+    const body = parseOr422(ImportBody, req.body ?? {});
+    const created = pipeline.importCandidates(
+      company,
+      body.candidates.map((c) => ({
+        name: c.name,
+        email: c.email,
+        phone: c.phone ?? null,
+        offerIds: body.offer_id === undefined ? [] : [body.offer_id],
+      })),
+    );
+    res.status(201).json({ candidates: created.map((id) => candidateJson(companies, pipeline, company, id).candidate) });
+  });
+
+  router.post('/c/:companyId/candidates/email-in', json, (req, res) => {
+    const company = companyId(req);
+    const body = parseOr422(EmailInBody, req.body ?? {});
+    const created = pipeline.addCandidate(
+      company,
+      { name: body.from_name, email: body.from_email, phone: body.phone ?? null, offerIds: [body.offer_id] },
+      'email',
+    );
     res.status(201).json(candidateJson(companies, pipeline, company, created));
   });
 

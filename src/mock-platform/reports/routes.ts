@@ -1,12 +1,12 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
-import { ReportId, ReportUpdate } from '../../contract/schemas.js';
+import { ReportId } from '../../contract/schemas.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
 import { jsonBody } from '../../lib/http/json-body.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
 import type { PartnerStore, StoredPartner } from '../partners/store.js';
-import { applyReportUpdate } from './rules.js';
+import { AcceptedReportUpdate, applyReportUpdate } from './rules.js';
 import { toWire, type ReportStore } from './store.js';
 import { idParam, param } from '../path-params.js';
 
@@ -51,7 +51,7 @@ export function reportsRouter(deps: ReportsRouterDeps): Router {
     // Another partner's report answers exactly as an id that does not exist.
     const report = id.success ? reports.findVisible(id.data) : undefined;
     if (!report || report.codename !== partner.codename) throw notFound('Unknown report');
-    const update = parseOr422(ReportUpdate, req.body ?? {});
+    const update = parseOr422(AcceptedReportUpdate, req.body ?? {});
     const fields = applyReportUpdate(report, partner.kind, update);
     res.json({ report: toWire(reports.update(report.id, fields)) });
   });

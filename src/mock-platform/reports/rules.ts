@@ -1,8 +1,35 @@
 import { z } from 'zod';
-import { TERMINAL_REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
-import type { ReportUpdate } from '../../contract/schemas.js';
+import { REPORT_SCORE_MAX_LENGTH, TERMINAL_REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
+import { ReportUpdate } from '../../contract/schemas.js';
 import { unprocessable } from '../../lib/errors.js';
 import type { ReportFields, StoredReport } from './store.js';
+
+/**
+ * [kit decision] The longest score the platform stores. The contract (§3.2) asks partners to keep a
+ * score to REPORT_SCORE_MAX_LENGTH characters because longer text "is not shown in full in the
+ * badge" — it is accepted, stored whole and shown cut (see `badgeScore`). Only text beyond this
+ * sane bound is refused.
+ */
+export const STORED_SCORE_MAX_LENGTH = 100;
+
+/** What the reports API accepts: the contract's update, with a score up to the stored maximum. */
+export const AcceptedReportUpdate = ReportUpdate.extend({
+  score: z
+    .string()
+    .max(STORED_SCORE_MAX_LENGTH, `must be at most ${STORED_SCORE_MAX_LENGTH} characters`)
+    .nullable()
+    .optional(),
+});
+
+/**
+ * A score as the candidate's badge shows it: up to REPORT_SCORE_MAX_LENGTH characters as they are;
+ * longer ones cut to that many plus "…", with the whole text for a tooltip (`title`).
+ */
+export function badgeScore(score: string): { text: string; title: string | null } {
+  const chars = [...score];
+  if (chars.length <= REPORT_SCORE_MAX_LENGTH) return { text: score, title: null };
+  return { text: `${chars.slice(0, REPORT_SCORE_MAX_LENGTH).join('')}…`, title: score };
+}
 
 /**
  * The contract's `urls` names `cancel` and `show` and lets other keys through; the platform still

@@ -19,6 +19,7 @@ import type { MailLog } from '../mail.js';
 import { toJson as integrationJson, type IntegrationStore } from '../marketplace/integrations.js';
 import type { Marketplace } from '../marketplace/service.js';
 import type { PartnerStore, StoredPartner } from '../partners/store.js';
+import { badgeScore } from '../reports/rules.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';
 import type { MockWebhooks } from '../webhooks/index.js';
 import { flashes, type Flash } from './flash.js';
@@ -104,7 +105,14 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     res
       .status(status)
       .type('html')
-      .send(views.render(template, { ...data, flash: flash.take(req.query.flash), kindLabel: (k: string) => KIND_LABELS[k] ?? k }));
+      .send(
+        views.render(template, {
+          ...data,
+          flash: flash.take(req.query.flash),
+          kindLabel: (k: string) => KIND_LABELS[k] ?? k,
+          badgeScore,
+        }),
+      );
   };
 
   /**

@@ -173,7 +173,10 @@ export function webhookConfigurations(deps: { store: WebhookStore; send: Webhook
       return request(companyId, id, 'test_payload', config.url, config.secret, body);
     },
 
-    /** "Retry now": sent by the worker at once; for a given-up delivery, one more attempt. */
+    /**
+     * "Retry now": sent by the worker at once. A pending delivery then follows its schedule; a
+     * given-up or canceled one gets this one attempt and, if it fails, stays given up or canceled.
+     */
     retryNow(companyId: number, userId: number | undefined, deliveryId: number): Delivery {
       authorize(companyId, userId);
       const delivery = findDelivery(companyId, deliveryId);

@@ -1,4 +1,5 @@
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decisions.js';
+import { SOURCE_OF_SUBTYPE } from '../companies/pipeline.js';
 
 /**
  * Example events for "test payload" requests [seed §4.5]: the envelope and payload of a real event
@@ -13,20 +14,26 @@ export function exampleEvent(company: { id: number; name: string }, eventType: W
     created_at: createdAt,
     event_type: eventType,
     event_subtype: subtype,
-    payload: examplePayload({ id: company.id, name: company.name }, eventType, createdAt),
+    payload: examplePayload({ id: company.id, name: company.name }, eventType, subtype, createdAt),
     test: true,
   };
 }
 
-function examplePayload(company: { id: number; name: string }, eventType: WebhookEventType, at: string): Record<string, unknown> {
+function examplePayload(
+  company: { id: number; name: string },
+  eventType: WebhookEventType,
+  subtype: string,
+  at: string,
+): Record<string, unknown> {
   const location = { id: 1, country_code: 'NL', state_code: 'NH', full_address: 'Netherlands, North Holland, Amsterdam, 1015 BS, Herengracht 1' };
   const candidate = {
     id: 1,
     name: 'Jane Example',
     emails: ['jane@example.com'],
     phones: ['+31 20 123 4567'],
-    photo_thumb_url: null,
-    source: 'manual',
+    photo_thumb_url: 'https://photos.example.com/candidates/1/thumb.png',
+    // An example of how-it-came-in events agrees with its subtype (an e-mailed candidate has source email).
+    source: (SOURCE_OF_SUBTYPE as Record<string, string>)[subtype] ?? 'manual',
     referrer: null,
     created_at: at,
     updated_at: at,

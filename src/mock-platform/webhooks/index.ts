@@ -31,8 +31,8 @@ export type MockWebhooks = ReturnType<typeof mockWebhooks>;
 /**
  * The platform's webhooks, assembled: `events` is the `PlatformEvents` the rest of the mock emits
  * to (each event is stored with one delivery per configuration that selected it), `deliverer` the
- * worker, `configurations` what a member with "Manage webhooks" does. `start()` runs the worker on
- * an interval and right after each event; tests leave it stopped and call `deliverer.runOnce()`.
+ * worker, `configurations` what a member with "Manage webhooks" does. `start()` wakes the worker
+ * every second and right after each event; tests leave it stopped and call `deliverer.runOnce()`.
  */
 export function mockWebhooks(deps: MockWebhooksDeps) {
   const { db, clock, logger, mail } = deps;
@@ -44,25 +44,21 @@ export function mockWebhooks(deps: MockWebhooksDeps) {
   const configurations = webhookConfigurations({ store, send, clock, generateSecret: deps.generateSecret });
 
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let queued = false;
-  /** Runs the worker after the current one; kicks while one is waiting are merged into it. */
-  const kick = (): void => {
-    if (timer === undefined || queued) return;
-    queued = true;
-    running = running
-      .then(() => {
-        queued = false;
-        return deliverer.runOnce();
-      })
-      .catch((err: unknown) => logger.error({ err }, 'webhook worker failed'));
+  /** Fills the worker's free slots with what is due now, when it is running. */
+  const wake = (): void => {
+    if (timer === undefined) return;
+    try {
+      deliverer.wake();
+    } catch (err) {
+      logger.error({ err }, 'webhook worker failed');
+    }
   };
 
   const events: PlatformEvents = {
     emit(companyId, eventType, eventSubtype, payload) {
       const { deliveries } = store.recordEvent(companyId, eventType, eventSubtype, payload);
       // Deferred: the event may belong to a transaction that has not committed yet.
-      if (deliveries > 0) setImmediate(kick);
+      if (deliveries > 0) setImmediate(wake);
     },
   };
 
@@ -71,19 +67,19 @@ export function mockWebhooks(deps: MockWebhooksDeps) {
     events,
     deliverer,
     configurations,
-    /** Asks the running worker to look for due deliveries now (after "retry now"). */
-    kick: () => setImmediate(kick),
+    /** Asks the running worker to look for due deliveries now (after "retry now", a clock change). */
+    kick: () => void setImmediate(wake),
     start(intervalMs = 1000): void {
       if (timer !== undefined) return;
-      timer = setInterval(kick, intervalMs);
+      timer = setInterval(wake, intervalMs);
       timer.unref();
-      kick();
+      wake();
     },
     /** Stops the interval and waits for the requests in flight to be recorded. */
     async stop(): Promise<void> {
       clearInterval(timer);
       timer = undefined;
-      await running;
+      await deliverer.idle();
     },
   };
 }

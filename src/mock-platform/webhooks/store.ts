@@ -39,6 +39,11 @@ export interface Delivery {
 
 /** A due delivery with what sending it needs. */
 export interface DueDelivery extends Delivery {
+  /**
+   * Set when "retry now" was pressed on a delivery with no automatic retries left: this attempt is
+   * the only one, and if it fails the delivery goes back to this status.
+   */
+  manualFrom: 'failed' | 'canceled' | null;
   url: string;
   secret: string;
   webhookName: string;
@@ -204,12 +209,16 @@ export function webhookStore(db: Db, clock: Clock) {
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
       WHERE d.company_id = ? AND d.id = ?`,
   );
-  const due = db.prepare<[string, number], DeliveryRow & { url: string; secret: string; webhook_name: string; event_created_at: string; payload: string }>(
-    `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret, w.name AS webhook_name, e.created_at AS event_created_at, e.payload
+  const due = db.prepare<
+    [string, string, string, number],
+    DeliveryRow & { manual_from: 'failed' | 'canceled' | null; url: string; secret: string; webhook_name: string; event_created_at: string; payload: string }
+  >(
+    `SELECT ${DELIVERY_COLUMNS}, d.manual_from, w.url, w.secret, w.name AS webhook_name, e.created_at AS event_created_at, e.payload
        FROM webhook_deliveries d
        JOIN webhook_events e ON e.id = d.event_id
        JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL
       WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+        AND w.url NOT IN (SELECT value FROM json_each(?)) AND d.id NOT IN (SELECT value FROM json_each(?))
       ORDER BY d.next_attempt_at, d.id LIMIT ?`,
   );
   const eventRequestsSince = db.prepare<[number, string], { n: number }>(
@@ -240,12 +249,20 @@ export function webhookStore(db: Db, clock: Clock) {
     `UPDATE webhook_requests SET response_status = ?, response_body = ?, error = ?, duration_ms = ?, finished_at = ?,
         next_attempt_at = ? WHERE id = ?`,
   );
-  const reopen = db.prepare<[DeliveryStatus, string | null, string, number]>(
-    'UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?',
+  // "Retry now": due at once; one with no automatic retries left remembers where it returns to.
+  const retryNow = db.prepare<[string, string, number]>(
+    `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ?,
+        manual_from = CASE WHEN status IN ('failed', 'canceled') THEN status ELSE manual_from END,
+        status = 'pending'
+      WHERE id = ?`,
+  );
+  const cancel = db.prepare<[string, number]>(
+    `UPDATE webhook_deliveries SET status = 'canceled', next_attempt_at = NULL, manual_from = NULL, updated_at = ?
+      WHERE id = ?`,
   );
   // A delivery canceled while its request was in flight stays canceled, unless that request succeeded.
   const settle = db.prepare<[DeliveryStatus, string | null, string, number, DeliveryStatus]>(
-    `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = ?
+    `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, manual_from = NULL, updated_at = ?
       WHERE id = ? AND (status = 'pending' OR ? = 'delivered')`,
   );
   const companyById = db.prepare<[number], { id: number; name: string }>('SELECT id, name FROM companies WHERE id = ?');
@@ -380,10 +397,14 @@ export function webhookStore(db: Db, clock: Clock) {
         .map(toDelivery);
     },
 
-    /** Deliveries whose time has come, oldest first. */
-    due(limit: number): DueDelivery[] {
-      return due.all(now(), limit).map((r) => ({
+    /**
+     * Deliveries whose time has come, oldest first; none to the URLs in `except.urls` nor with the
+     * ids in `except.ids` (the worker's own requests in flight, whose lease a clock jump may end).
+     */
+    due(limit: number, except: { urls?: readonly string[]; ids?: readonly number[] } = {}): DueDelivery[] {
+      return due.all(now(), JSON.stringify(except.urls ?? []), JSON.stringify(except.ids ?? []), limit).map((r) => ({
         ...toDelivery(r),
+        manualFrom: r.manual_from,
         url: r.url,
         secret: r.secret,
         webhookName: r.webhook_name,
@@ -445,15 +466,18 @@ export function webhookStore(db: Db, clock: Clock) {
       })();
     },
 
-    /** "Retry now": due at once, whatever its state unless delivered; a given-up delivery gets one more try. */
+    /**
+     * "Retry now": due at once, unless delivered. A pending delivery keeps its automatic schedule
+     * after this attempt; a given-up or canceled one gets this one attempt only (`manualFrom`).
+     */
     retryNow(delivery: Delivery): Delivery {
-      reopen.run('pending', now(), now(), delivery.id);
+      retryNow.run(now(), now(), delivery.id);
       return toDelivery(deliveryById.get(delivery.companyId, delivery.id)!);
     },
 
     /** "Cancel retry": no further automatic attempt. */
     cancel(delivery: Delivery): Delivery {
-      reopen.run('canceled', null, now(), delivery.id);
+      cancel.run(now(), delivery.id);
       return toDelivery(deliveryById.get(delivery.companyId, delivery.id)!);
     },
 
