@@ -148,7 +148,7 @@ describe('configuration', () => {
   it('resolves ${PUBLIC_URL} in the manifest to the partner callbacks', () => {
     const partner = loadManifest(DEFAULT_MANIFEST, 'https://partner.example.com/');
     expect(partner.urls).toEqual({
-      help_article: 'https://example.com/help/demo-assessments-integration',
+      help_article: 'https://partner.example.com/',
       validate_token: 'https://partner.example.com/callbacks/validate_token',
       tests: 'https://partner.example.com/callbacks/tests',
       send_candidate: 'https://partner.example.com/callbacks/send_candidate',
@@ -235,6 +235,7 @@ describe('npm run register (the CLI as a child process)', () => {
     expect(result.code, result.stderr).toBe(0);
     const stored = await request(mock.url).get(`/api/p/${codename}/c/1/partner`).set('authorization', `Bearer ${ACME.token}`).expect(200);
     expect(stored.body.partner.urls).toEqual({
+      help_article: `${publicUrl}/`,
       validate_token: `${publicUrl}/callbacks/validate_token`,
       tests: `${publicUrl}/callbacks/tests`,
       send_candidate: `${publicUrl}/callbacks/send_candidate`,
