@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/partner/config.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { errorHandler } from '../../src/lib/http/error-handler.js';
-import { backgroundLoop } from '../../src/partner/invitations/background.js';
+import { backgroundLoop } from '../../src/partner/jobs/loop.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';

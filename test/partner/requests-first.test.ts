@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { requestsFirst, type Pause } from '../../src/partner/invitations/background.js';
+import { requestsFirst, type Pause } from '../../src/lib/perf/requests-first.js';
 
 /*
  * The pauses are measured on a fake clock (performance.now, setTimeout, setImmediate), moved by

@@ -189,7 +189,7 @@ describe('report delivery to the platform', () => {
     expect(last).toBe(t0 + DELIVERY_RETRY.giveUpAfterMs);
     // Backoff capped at an hour: 10 s … 1 h, then hourly until the give-up time.
     const gaps = rounds.slice(1).map((t, i) => t - rounds[i]!);
-    expect(Math.max(...gaps)).toBe(DELIVERY_RETRY.maxDelayMs);
+    expect(Math.max(...gaps)).toBe(DELIVERY_RETRY.maxMs);
     const row = world.partner.row('SELECT status, attempts, last_error FROM report_updates')!;
     expect(row).toMatchObject({ status: 'dead', attempts: rounds.length });
     expect(row.last_error).toMatch(/^gave up after retrying since .*: HTTP 503/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from '../../src/partner/reports/body.js';
-import { backoffMs, DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/partner/reports/policy.js';
+import { backoffMs } from '../../src/partner/jobs/backoff.js';
+import { DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/partner/reports/policy.js';
 
 describe('what an answer means for a report update', () => {
   it('2xx is delivered; 408, 425, 429 and 5xx are retried; every other status is a dead letter at once', () => {
@@ -12,11 +13,11 @@ describe('what an answer means for a report update', () => {
 
 describe('backoff', () => {
   it('doubles from the base with 50–100% jitter, and stops growing at the cap', () => {
-    const base = DELIVERY_RETRY.baseDelayMs;
-    expect([1, 2, 3, 4].map((n) => backoffMs(n, () => 1))).toEqual([base, 2 * base, 4 * base, 8 * base]);
-    expect([1, 2, 3].map((n) => backoffMs(n, () => 0))).toEqual([base / 2, base, 2 * base]);
-    expect(backoffMs(40, () => 1)).toBe(DELIVERY_RETRY.maxDelayMs);
-    expect(backoffMs(40, () => 0)).toBe(DELIVERY_RETRY.maxDelayMs / 2);
+    const base = DELIVERY_RETRY.baseMs;
+    expect([1, 2, 3, 4].map((n) => backoffMs(n, DELIVERY_RETRY, () => 1))).toEqual([base, 2 * base, 4 * base, 8 * base]);
+    expect([1, 2, 3].map((n) => backoffMs(n, DELIVERY_RETRY, () => 0))).toEqual([base / 2, base, 2 * base]);
+    expect(backoffMs(40, DELIVERY_RETRY, () => 1)).toBe(DELIVERY_RETRY.maxMs);
+    expect(backoffMs(40, DELIVERY_RETRY, () => 0)).toBe(DELIVERY_RETRY.maxMs / 2);
   });
 });
 

@@ -2,12 +2,14 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Provider } from '../provider/types.js';
 import { toInvitationToStart } from './for-provider.js';
-import { heldBatch, nextTurn, type Pause } from './background.js';
+import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
+import { backoffMs } from '../jobs/backoff.js';
+import { heldBatch } from '../jobs/loop.js';
 import type { Invitation, InvitationStore } from './store.js';
 
 const BATCH = 20;
-const BASE_DELAY_MS = 10_000;
-const MAX_DELAY_MS = 60 * 60_000;
+/** A failed start is retried after about 10 s, then twice as long each time, up to an hour. */
+const START_RETRY = { baseMs: 10_000, maxMs: 60 * 60_000 };
 
 /**
  * Starts new invitations in the vendor's product after send_candidate has answered. The
@@ -43,8 +45,7 @@ export function invitationStarter(deps: {
 
   function failed(invitation: Invitation, err: unknown): void {
     const n = invitation.startAttempts + 1;
-    // Exponential backoff with full jitter, capped.
-    const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1)) * (0.5 + random() / 2);
+    const delay = backoffMs(n, START_RETRY, random);
     invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
     logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
   }

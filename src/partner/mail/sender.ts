@@ -3,11 +3,13 @@ import type { Clock } from '../../lib/clock.js';
 import type { PartnerKind } from '../../contract/decisions.js';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/http/logger.js';
-import { heldBatch, nextTurn, type Pause } from '../invitations/background.js';
+import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
+import { backoffMs } from '../jobs/backoff.js';
+import { heldBatch } from '../jobs/loop.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
-import { backoffMs } from '../reports/policy.js';
+import { DELIVERY_RETRY } from '../reports/policy.js';
 import type { MailOutbox, QueuedMail } from './outbox.js';
 import { oneLine, type MailMessage, type Mailer } from './transport.js';
 
@@ -94,7 +96,7 @@ export function mailSender(deps: {
       };
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      const retryAt = clock.now() + backoffMs(mail.attempts + 1, random);
+      const retryAt = clock.now() + backoffMs(mail.attempts + 1, DELIVERY_RETRY, random);
       return () => {
         const result = outbox.markFailed(mail, error, retryAt);
         logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result }, 'e-mail failed');

@@ -17,10 +17,10 @@ export const DELIVERY_TIMEOUTS = {
 } as const;
 
 export const DELIVERY_RETRY = {
-  /** The first retry waits about this long; each further one twice as long… */
-  baseDelayMs: 10 * SECOND,
+  /** The first retry waits about this long; each further one twice as long… (jobs/backoff.ts) */
+  baseMs: 10 * SECOND,
   /** …up to this cap. */
-  maxDelayMs: HOUR,
+  maxMs: HOUR,
   /** A platform's Retry-After is honoured up to this; a broken header cannot park an update for weeks. */
   maxRetryAfterMs: 6 * HOUR,
   /** Nor can `Retry-After: 0` make the worker spin. */
@@ -51,12 +51,6 @@ export function outcomeOf(status: number): 'delivered' | 'retry' | 'dead' {
   if (status >= 200 && status < 300) return 'delivered';
   if (status >= 500 || status === 408 || status === 425 || status === 429) return 'retry';
   return 'dead';
-}
-
-/** Exponential backoff with jitter: the n-th retry (1-based) waits 50–100% of base·2ⁿ⁻¹, capped. */
-export function backoffMs(attempt: number, random: () => number): number {
-  const ceiling = Math.min(DELIVERY_RETRY.maxDelayMs, DELIVERY_RETRY.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling * (0.5 + random() / 2));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { backoffMs } from '../jobs/backoff.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
@@ -7,9 +8,9 @@ import type { Logger } from '../../lib/http/logger.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
 import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
 import {
-  backoffMs,
   DELIVERY_CONCURRENCY,
   DELIVERY_LOG_RETENTION_MS,
+  DELIVERY_RETRY,
   DELIVERY_TIMEOUTS,
   outcomeOf,
   retryAfterMs,
@@ -169,7 +170,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return;
     }
     const wait =
-      (sent.kind === 'answer' ? retryAfterMs(sent.retryAfter, now) : undefined) ?? backoffMs(head.attempts + 1, random);
+      (sent.kind === 'answer' ? retryAfterMs(sent.retryAfter, now) : undefined) ?? backoffMs(head.attempts + 1, DELIVERY_RETRY, random);
     const nextAt = Math.min(now + wait, giveUpAt);
     outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt);
     run.retried += ids.length;

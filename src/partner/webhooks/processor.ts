@@ -1,3 +1,4 @@
+import { backoffMs } from '../jobs/backoff.js';
 import { ZodError } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../contract/decisions.js';
@@ -8,8 +9,8 @@ import { webhookInbox, type WebhookInbox } from './inbox.js';
 
 /** [kit decision] A handler that keeps throwing is given up after this many attempts (about 2 hours). */
 export const MAX_HANDLER_ATTEMPTS = 8;
-const BASE_RETRY_MS = 30_000;
-const MAX_RETRY_MS = 60 * 60_000;
+/** A failing handler is retried after about 30 s, then twice as long each time, up to an hour. */
+const HANDLER_RETRY = { baseMs: 30_000, maxMs: 60 * 60_000 };
 /** How long a claimed event is left to its handler before another run may take it. */
 const LEASE_MS = 5 * 60_000;
 const BATCH = 100;
@@ -68,7 +69,7 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
           } catch (err) {
             const attempt = event.attempts + 1;
             const hopeless = err instanceof ZodError || attempt >= MAX_HANDLER_ATTEMPTS;
-            const delay = Math.min(MAX_RETRY_MS, BASE_RETRY_MS * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+            const delay = backoffMs(attempt, HANDLER_RETRY, random);
             const retryAt = hopeless ? null : clock.now() + delay;
             inbox.failed(event, describe(err), retryAt);
             logger.warn(
