@@ -1,13 +1,13 @@
 /**
  * The contract's numbers and kit decisions, in one place. Each constant names its source:
- * [seed] = shared/seed interface document, [public docs] = the real platform's documentation,
+ * [seed] = a rule of the platform's interface document (restated in docs/platform-contract.md), [public docs] = the real platform's documentation,
  * [kit decision] = chosen by this kit where neither says.
  */
 
 /** [kit decision] How long the platform waits for any partner callback. */
 export const CALLBACK_TIMEOUT_MS = 10_000;
 
-/** [seed §2.5] Kinds of partner integration. */
+/** [seed, platform-contract.md §3.1] Kinds of partner integration. */
 export const PARTNER_KINDS = ['assessment', 'background_check', 'reference_check'] as const;
 export type PartnerKind = (typeof PARTNER_KINDS)[number];
 
@@ -35,7 +35,7 @@ export const DEFAULT_PARTNER_INPUTS = [
   { kind: 'email', required: true },
 ] as const;
 
-// --- Webhooks [seed §4.5, §5, §6, §8] -------------------------------------------------------------
+// --- Webhooks [seed, platform-contract.md §6.1, §1.1, §6.4, §8.3] -------------------------------------------------------------
 
 export const WEBHOOK_USER_AGENT = 'Service-Webhooks';
 export const WEBHOOK_SIGNATURE_HEADER = 'x-service-signature';

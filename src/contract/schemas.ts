@@ -88,7 +88,7 @@ export const PartnerInput = z.object({
 });
 
 /**
- * Seed §2.5 lists four urls without marking any optional: `help_article` (a link the marketplace
+ * platform-contract.md §3.1 lists four urls without marking any optional: `help_article` (a link the marketplace
  * shows, never called) is required like the three callbacks. A PATCH may leave any of them out but
  * never clear one (null or "" is not a URL).
  */
@@ -168,7 +168,7 @@ export type Report = z.infer<typeof Report>;
 
 export const WebhookEventType = z.enum(Object.keys(WEBHOOK_EVENT_TYPES) as [keyof typeof WEBHOOK_EVENT_TYPES]);
 
-/** Seed §2.6 envelope. The payload is validated per event type by the receiver's handlers. */
+/** platform-contract.md §6.2 envelope. The payload is validated per event type by the receiver's handlers. */
 export const WebhookEnvelope = z.object({
   id: z.number().int().positive(),
   attempt_count: z.number().int().min(1),

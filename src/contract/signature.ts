@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures [seed §5]: `X-Service-Signature` is the lowercase hex HMAC-SHA256 of the exact
+ * Webhook signatures [seed, platform-contract.md §1.1]: `X-Service-Signature` is the lowercase hex HMAC-SHA256 of the exact
  * bytes of the request body, keyed with the webhook secret. Sign and verify the raw bytes, never a
  * re-serialised object: `JSON.stringify` of the parsed body is not the same bytes.
  */

@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './decisions.js';
 import { WebhookEnvelope } from './schemas.js';
 
 /**
- * Webhook payloads [seed §2.7, §6] as zod schemas. `WebhookPayloads` is the full shape the seed
+ * Webhook payloads [seed, platform-contract.md §6.3, §6.4] as zod schemas. `WebhookPayloads` is the full shape the interface document
  * lists: the mock builds its payloads to it and its tests check them against it. A receiver should
  * not demand all of it (the platform's samples leave fields out, e.g. a Stage without `category`):
  * the partner's handlers parse only the ids they act on, with schemas of their own.
@@ -12,9 +12,9 @@ import { WebhookEnvelope } from './schemas.js';
 const id = z.number().int().positive();
 const isoUtc = z.iso.datetime({ offset: false });
 
-/** [seed §2.7] Stage categories. */
+/** [seed, platform-contract.md §6.3] Stage categories. */
 export const STAGE_CATEGORIES = ['none', 'apply', 'phone_screen', 'interview', 'evaluation', 'offer', 'hire'] as const;
-/** [seed §2.7] How a candidate came in. */
+/** [seed, platform-contract.md §6.3] How a candidate came in. */
 export const CANDIDATE_SOURCES = ['career_site', 'email', 'manual', 'import', 'referral'] as const;
 
 /** SimpleEntity: Company, Tag, Department, DisqualifyReason. */
@@ -67,7 +67,7 @@ export const CandidateMovedDetails = {
 
 const company = WebhookSimpleEntity;
 
-/** The payload of each event type [seed §6]. */
+/** The payload of each event type [seed, platform-contract.md §6.4]. */
 export const WebhookPayloads = {
   new_candidate: z.object({ candidate: WebhookCandidate, company, offers: z.array(WebhookOffer) }),
   candidate_assigned: z.object({
@@ -94,7 +94,7 @@ export const WebhookPayloads = {
 } satisfies Record<WebhookEventType, z.ZodType>;
 
 /**
- * A whole event as the seed defines it: the envelope, a subtype the event type allows, and the
+ * A whole event as the interface document defines it: the envelope, a subtype the event type allows, and the
  * payload of that type (for candidate_moved, the details of that subtype). For checking what a
  * platform sends; receivers validate the envelope and parse payloads leniently.
  */
@@ -114,7 +114,7 @@ export function parseWebhookEvent(input: unknown) {
 }
 
 /**
- * [seed §4.5] The body of the test request a configuration must answer 200 before it is created.
+ * [seed, platform-contract.md §6.1] The body of the test request a configuration must answer 200 before it is created.
  * A real event never carries the `test` key.
  */
 export const WEBHOOK_TEST_BODY = '{"test":true}';

@@ -3,7 +3,7 @@ import { apply, ENCODINGS, file, withAnswer, type AnswerSpec, type ApplicationSp
 import { careersHarness, type CareersHarness } from './harness.js';
 
 /**
- * Every question kind of seed §2.3, answered validly and invalidly, in each encoding a client may
+ * Every question kind of platform-contract.md §7.3, answered validly and invalidly, in each encoding a client may
  * use. The offer is "Senior Backend Engineer", which asks one question of each kind.
  */
 

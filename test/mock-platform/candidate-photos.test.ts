@@ -11,7 +11,7 @@ import {
   type WebhookPlatform,
 } from '../webhooks/mock-harness.js';
 
-/** Seed §2.7 types a candidate's photo_thumb_url as a string: every candidate has one. */
+/** platform-contract.md §6.3 types a candidate's photo_thumb_url as a string: every candidate has one. */
 
 /** Where createMockPlatform is reached when no public URL is given. */
 const ORIGIN = 'http://127.0.0.1:4000';

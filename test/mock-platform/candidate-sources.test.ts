@@ -13,7 +13,7 @@ import {
 
 /**
  * How candidates come in — by hand, imported, e-mailed to an offer's mailbox — and what their
- * webhook payloads say about them (seed §2.7, §6).
+ * webhook payloads say about them (platform-contract.md §6.3, §6.4).
  */
 
 const CUSTOMER_SUCCESS = 102;

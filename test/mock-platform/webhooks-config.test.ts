@@ -174,7 +174,7 @@ describe('webhook configurations', () => {
     expect(WebhookPayloads.candidate_moved.safeParse(endpoint.received.at(-1)!.body.payload).success).toBe(true);
   });
 
-  it.each(Object.keys(WebhookPayloads))('the example %s payload matches the seed’s shape', async (eventType) => {
+  it.each(Object.keys(WebhookPayloads))('the example %s payload matches the interface document’s shape', async (eventType) => {
     const webhook = await platform.configure(ACME, RILEY, { url: endpoint.url });
     await platform.as(RILEY).post(`${configurations}/${webhook.id}/test-payload`).send({ event_type: eventType }).expect(200);
     const body = endpoint.received.at(-1)!.body;

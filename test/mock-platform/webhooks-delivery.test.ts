@@ -46,7 +46,7 @@ const deliveries = async () =>
   }[];
 
 describe('webhook delivery', () => {
-  it('POSTs the event as signed JSON with the seed headers, and a 200 delivers it', async () => {
+  it('POSTs the event as signed JSON with the interface document’s headers, and a 200 delivers it', async () => {
     const webhook = await platform.configure(ACME, RILEY, { url: endpoint.url, events: ['candidate_moved'] });
     await disqualifyAda();
     expect(await runOnce()).toBe(1);
@@ -66,7 +66,7 @@ describe('webhook delivery', () => {
     expect(await runOnce()).toBe(0);
   });
 
-  it('retries a failing endpoint nine times on the seed schedule with the same id and created_at, then gives up', async () => {
+  it('retries a failing endpoint nine times on the interface document’s schedule with the same id and created_at, then gives up', async () => {
     endpoint.answer(500, 'down');
     await platform.configure(ACME, RILEY, { url: endpoint.url, events: ['candidate_moved'], notify_user_ids: [RILEY] });
     const t0 = platform.clock.now();

@@ -4,7 +4,7 @@ import { parseWebhookEvent } from '../../src/contract/webhook-payloads.js';
 import { ACME, ADA, BACKEND_OFFER, webhookPlatform, type WebhookPlatform } from '../webhooks/mock-harness.js';
 
 /**
- * Every action of seed §6 produces its event, with the envelope of §2.6 and the payload of §2.7 —
+ * Every action of platform-contract.md §6.4 produces its event, with the envelope of §6.2 and the payload of §6.3 —
  * checked against the contract's schemas, not against the code that built them.
  */
 let platform: WebhookPlatform;
@@ -12,7 +12,7 @@ beforeEach(() => {
   platform = webhookPlatform();
 });
 
-/** The events recorded since `after`, oldest first, each parsed as the seed defines it. */
+/** The events recorded since `after`, oldest first, each parsed as the interface document defines it. */
 function eventsAfter(after: number) {
   return platform.webhooks.store
     .events(ACME)

@@ -13,7 +13,7 @@ const ApplyQuery = z.object({
 });
 
 /**
- * The careers site API of one company (seed §4.1, §4.2), mounted at `/careers/{subdomain}/api`:
+ * The careers site API of one company (platform-contract.md §7.5, §7.6), mounted at `/careers/{subdomain}/api`:
  * public, unauthenticated, and open to browsers on other origins — vendors call it from their own
  * careers pages.
  */
@@ -59,7 +59,7 @@ const crossOrigin: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Seed §7: the platform answers a careers 404 with `{"error":"Not Found"}` declared as text/plain,
+ * platform-contract.md §8.2: the platform answers a careers 404 with `{"error":"Not Found"}` declared as text/plain,
  * and clients written against it expect exactly that. Every other error goes on to the app's
  * error handler (JSON).
  */

@@ -30,7 +30,7 @@ export interface ValidApplication {
 }
 
 const isBlank = (v: unknown): boolean => v === null || v === undefined || (typeof v === 'string' && v.trim() === '');
-/** "" and null are "sent empty" (seed §4.2); undefined is "not sent". Both make a field missing here. */
+/** "" and null are "sent empty" (platform-contract.md §7.6); undefined is "not sent". Both make a field missing here. */
 const blankToUndefined = (v: unknown) => (isBlank(v) ? undefined : v);
 
 /**
@@ -83,7 +83,7 @@ const CandidateFields = {
 
 const Envelope = z.object({ candidate: z.record(z.string(), z.unknown()) });
 
-/** The candidate fields the offer's form settings govern (seed §2.1 options_*). */
+/** The candidate fields the offer's form settings govern (platform-contract.md §7.1 options_*). */
 const GOVERNED_FIELDS = {
   phone: 'options_phone',
   cover_letter: 'options_cover_letter',

@@ -30,7 +30,7 @@ export interface Submitted {
 }
 
 /**
- * Applying for an offer (seed §4.2): validate, store, tell the candidate and the webhooks.
+ * Applying for an offer (platform-contract.md §7.6): validate, store, tell the candidate and the webhooks.
  *
  * `?async=true` [seed: "the file upload finishes before the candidate is created"]: the files are
  * moved into storage first, then the candidate, placement, answers and file rows are created in one

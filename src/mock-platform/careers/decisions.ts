@@ -1,9 +1,9 @@
 /**
- * The careers site's numbers and formats, in one place. [seed] = shared/seed interface document,
- * [kit decision] = chosen by this kit where the seed says "not shown".
+ * The careers site's numbers and formats, in one place. [seed] = a rule of the platform's interface document (restated in docs/platform-contract.md),
+ * [kit decision] = chosen by this kit where the interface document says "not shown".
  */
 
-/** [seed §2.3] The twelve kinds of screening question. */
+/** [seed, platform-contract.md §7.3] The twelve kinds of screening question. */
 export const QUESTION_KINDS = [
   'string',
   'text',
@@ -20,7 +20,7 @@ export const QUESTION_KINDS = [
 ] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
 
-/** [seed §2.4] Which answer field carries the value of each kind; infobox takes no answer. */
+/** [seed, platform-contract.md §7.4] Which answer field carries the value of each kind; infobox takes no answer. */
 export const ANSWER_FIELD: Record<QuestionKind, 'content' | 'multi_content' | 'file' | 'flag' | null> = {
   string: 'content',
   text: 'content',
@@ -37,7 +37,7 @@ export const ANSWER_FIELD: Record<QuestionKind, 'content' | 'multi_content' | 'f
 };
 
 /**
- * [seed §2.1 shows "off"; kit decision for the rest] An application form field setting: the field
+ * [seed, platform-contract.md §7.1 shows "off"; kit decision for the rest] An application form field setting: the field
  * must be filled ("required"), may be ("optional"), or is not on the form ("off": a value sent anyway
  * is ignored, not stored).
  */
@@ -64,7 +64,7 @@ export const MAX_LENGTH = {
   text: 20_000,
 } as const;
 
-/** [seed §2.1] "YYYY-MM-DD HH:MM:SS UTC" — every timestamp of the careers site API. */
+/** [seed, platform-contract.md §7.1] "YYYY-MM-DD HH:MM:SS UTC" — every timestamp of the careers site API. */
 export function careersTimestamp(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }

@@ -5,9 +5,9 @@ import { badRequest } from '../../lib/errors.js';
  * top-level keys of a JSON body — into one nested object, so that both encodings are validated by
  * the same schema.
  *
- * Names follow the Rails convention the platform uses (seed §2.4):
+ * Names follow the Rails convention the platform uses (platform-contract.md §7.4):
  * - `candidate[name]` nests: `{candidate: {name}}`; `%5B` and `%5D` (any case) are read as `[`
- *   and `]`, because the seed tells form-data clients to escape them, and raw brackets work too;
+ *   and `]`, because the interface document tells form-data clients to escape them, and raw brackets work too;
  * - `…[answers][0][id]`: a container whose keys are all indices becomes an array ordered by index
  *   (gaps closed), which is also how a JSON object like `{"0": {…}, "1": {…}}` is read;
  * - `…[multi_content][]` appends to a list;

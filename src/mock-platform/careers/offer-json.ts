@@ -12,7 +12,7 @@ export function careersUrls(publicUrl: string, subdomain: string) {
 }
 
 /**
- * An offer as the careers site API shows it (seed §2.1, and the real careers API's public offers
+ * An offer as the careers site API shows it (platform-contract.md §7.1, and the real careers API's public offers
  * reference for the keys its clients rely on — see careers/README.md, "Offer JSON").
  *
  * Two kinds of key:
@@ -20,7 +20,7 @@ export function careersUrls(publicUrl: string, subdomain: string) {
  *   (`department`, `remote`/`on_site`/`hybrid`, `min_hours`/`max_hours`, the four codes,
  *   timestamps, texts, …), plus `position` and the flat location fields (`location`, `city`,
  *   `country`, `country_code`, `state_code`, `postal_code`), which are strings, `""` when unknown;
- * - left out when the offer lacks them, as the seed allows ("an offer may lack the location and
+ * - left out when the offer lacks them, as the interface document allows ("an offer may lack the location and
  *   salary fields"): `locations`, `salary`, `cover_image`, the sharing texts, the location question
  *   and the weekly hours.
  */
@@ -121,7 +121,7 @@ export function locationJson(l: LocationRow): Record<string, unknown> {
   };
 }
 
-/** Seed §2.3: `options` is kind-specific, `open_question_options` empty for all but the choice kinds. */
+/** platform-contract.md §7.3: `options` is kind-specific, `open_question_options` empty for all but the choice kinds. */
 export function questionJson(q: Question): Record<string, unknown> {
   return {
     id: q.id,

@@ -133,7 +133,7 @@ function formQuestion(
     id: q.id,
     kind,
     required: q.required === 1,
-    // Only infobox and legal bodies may be HTML (seed §2.3); both are seeded, trusted text.
+    // Only infobox and legal bodies may be HTML (platform-contract.md §7.3); both are seeded, trusted text.
     bodyHtml: kind === 'infobox' || kind === 'legal' ? body : undefined,
     bodyText: kind === 'infobox' || kind === 'legal' ? undefined : body,
     name: `candidate[open_question_answers_attributes][${index}]`,

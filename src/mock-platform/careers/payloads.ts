@@ -2,7 +2,7 @@ import type { Db } from '../../lib/db.js';
 import { careersStore, type LocationRow, type OfferView, type SimpleEntity } from './store.js';
 
 /**
- * Webhook payload entities (seed §2.7), built from the mock's rows. The careers site emits
+ * Webhook payload entities (platform-contract.md §6.3), built from the mock's rows. The careers site emits
  * new_candidate and candidate_assigned with them; the webhooks and pipeline code reuse them for the
  * other events. Timestamps here are ISO 8601 UTC (not the careers API's "… UTC" format).
  */
@@ -20,14 +20,14 @@ export interface CandidateRecord {
 
 /**
  * [kit decision] Where the mock serves a candidate's thumbnail (an image with their initials, see
- * `companies/photos.ts`): seed §2.7 types `photo_thumb_url` as a string, so every candidate has one.
+ * `companies/photos.ts`): platform-contract.md §6.3 types `photo_thumb_url` as a string, so every candidate has one.
  */
 export function candidateThumbUrl(publicUrl: string, candidateId: number): string {
   return `${publicUrl.replace(/\/+$/, '')}/photos/candidates/${candidateId}/thumb.svg`;
 }
 
 /**
- * Candidate. The mock keeps one e-mail and at most one phone; `referrer` is null as in the seed's
+ * Candidate. The mock keeps one e-mail and at most one phone; `referrer` is null as in the interface document's
  * sample. `photo_thumb_url` is the stored one if any, else the mock's own thumbnail of the candidate.
  */
 export function candidatePayload(c: CandidateRecord, publicUrl: string): Record<string, unknown> {
@@ -49,7 +49,7 @@ export function simpleEntity(e: SimpleEntity): SimpleEntity {
   return { id: e.id, name: e.name };
 }
 
-/** Location (webhook): `full_address` is country, state, city, postal code and street, as the seed lists them. */
+/** Location (webhook): `full_address` is country, state, city, postal code and street, as the interface document lists them. */
 export function locationPayload(l: LocationRow): Record<string, unknown> {
   const parts = [l.country, l.state, l.city, l.postal_code, l.street].filter((p): p is string => !!p);
   return { id: l.id, country_code: l.country_code, state_code: l.state_code, full_address: parts.join(', ') };

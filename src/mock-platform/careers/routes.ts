@@ -29,7 +29,7 @@ export interface CareersDeps {
 }
 
 /**
- * One company's careers site, to mount at `/careers/:subdomain`: the API under `/api` (seed §4.1,
+ * One company's careers site, to mount at `/careers/:subdomain`: the API under `/api` (platform-contract.md §7.5,
  * §4.2; platform-contract.md §7) and the sandbox careers page at `/` and `/offers/:slug`.
  */
 export function careersRouter(deps: CareersDeps): Router {

@@ -5,7 +5,7 @@ import type { FieldSetting, QuestionKind } from './decisions.js';
 
 /**
  * The careers sites of the seeded companies (run after `seedCompanies`). The offers show the variety
- * a client of the careers API must cope with (seed §2.1): with and without locations, salary,
+ * a client of the careers API must cope with (platform-contract.md §7.1): with and without locations, salary,
  * department, tags, translations and questions; HTML in descriptions; `close_at` unset; published,
  * draft and archived offers; a talent pool; remote, hybrid and on-site work. "Senior Backend
  * Engineer" asks one question of each of the twelve kinds. Ids are fixed so the README, the sandbox

@@ -16,7 +16,7 @@ export interface OfferSummary {
   slug: string;
   departmentId: number | null;
   tagIds: number[];
-  /** Where e-mailed applications for the offer go (seed §2.1); null when it has no mailbox. */
+  /** Where e-mailed applications for the offer go (platform-contract.md §7.1); null when it has no mailbox. */
   mailboxEmail: string | null;
   updatedAt: string;
 }
@@ -24,7 +24,7 @@ export interface OfferSummary {
 export type OfferActions = ReturnType<typeof offerActions>;
 
 /**
- * What a recruiter does to offers, each with its webhook event in one transaction [seed §6]:
+ * What a recruiter does to offers, each with its webhook event in one transaction [seed, platform-contract.md §6.4]:
  * publishing (offer_published), unpublishing or archiving a published offer (offer_unpublished),
  * and updating one (offer_updated: `offer_changed` for the title or department, `tags_changed`,
  * and `status_changed` for a status change that neither publishes nor unpublishes — draft ↔

@@ -40,8 +40,8 @@ interface PlacementRow {
 export type Pipeline = ReturnType<typeof pipeline>;
 
 /**
- * How a candidate came in [seed §2.7, §6]: the subtype of new_candidate and candidate_assigned, and
- * the candidate's `source` it goes with (the seed spells the subtype "imported", the source "import").
+ * How a candidate came in [seed, platform-contract.md §6.3, §6.4]: the subtype of new_candidate and candidate_assigned, and
+ * the candidate's `source` it goes with (the interface document spells the subtype "imported", the source "import").
  */
 export const SOURCE_OF_SUBTYPE = {
   manual: 'manual',
@@ -61,7 +61,7 @@ export interface NewCandidate {
 
 /**
  * What a recruiter does to candidates, each a state change with its webhook event in one
- * transaction [seed §6]: add a candidate (new_candidate), assign one to an offer
+ * transaction [seed, platform-contract.md §6.4]: add a candidate (new_candidate), assign one to an offer
  * (candidate_assigned), move, disqualify or requalify a placement (candidate_moved) and delete a
  * candidate (candidate_deleted). Subtypes are `manual` — a recruiter's clicks — except for
  * candidates imported (`imported`) or e-mailed in (`email`).

@@ -1,4 +1,4 @@
--- Careers site (seed §2.1–§2.4, §4.1, §4.2). Offers with their departments, tags, locations and
+-- Careers site (platform-contract.md §7.1, §7.4, §7.5, §7.6). Offers with their departments, tags, locations and
 -- screening questions; applications become candidates (table from 001, source 'career_site') with a
 -- placement on the offer, the answers to its questions and the files they uploaded.
 
@@ -31,7 +31,7 @@ CREATE TABLE locations (
 );
 CREATE INDEX locations_by_company ON locations(company_id);
 
--- One row per offer. Every §2.1 field is optional in a response, so most columns are nullable and a
+-- One row per offer. Every §7.1 field is optional in a response, so most columns are nullable and a
 -- NULL means "the offer does not have it" (the field is left out of the JSON). `status` 'draft' is an
 -- unpublished offer. `translations` is JSON: {"<lang>": {"title": …, "description": …, …}}.
 CREATE TABLE offers (
@@ -95,7 +95,7 @@ CREATE TABLE offer_locations (
   PRIMARY KEY (offer_id, location_id)
 );
 
--- Screening questions (§2.3). `options` is the kind-specific JSON object (salary: currency, video:
+-- Screening questions (§7.3). `options` is the kind-specific JSON object (salary: currency, video:
 -- length); `translations` is JSON {"<lang>": {"body": …}}.
 CREATE TABLE open_questions (
   id            INTEGER PRIMARY KEY,

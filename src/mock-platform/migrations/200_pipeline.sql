@@ -1,5 +1,5 @@
--- The hiring pipeline behind candidate_moved (seed §2.7, §6). One default pipeline for every
--- company [kit decision: the seed shows stages only inside events]: a candidate's placement on an
+-- The hiring pipeline behind candidate_moved (platform-contract.md §6.3, §6.4). One default pipeline for every
+-- company [kit decision: the interface document shows stages only inside events]: a candidate's placement on an
 -- offer sits in one stage and may be disqualified there with a reason. Ids are fixed so the API,
 -- the sandbox and tests can name them.
 CREATE TABLE pipeline_stages (

@@ -1,4 +1,4 @@
--- Webhooks (seed §4.5, §5, §6, §8). A company's configurations, the events its state changes
+-- Webhooks (platform-contract.md §6.1, §1.1, §6.4, §8.3). A company's configurations, the events its state changes
 -- produced, one delivery per event × configuration that selected it, and the request log.
 
 -- `events` is a JSON array of event types (may be empty). The secret signs every request; the

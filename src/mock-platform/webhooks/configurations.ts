@@ -15,7 +15,7 @@ const EVENT_TYPES = Object.keys(WEBHOOK_EVENT_TYPES) as [WebhookEventType, ...We
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
- * [seed §6] An HTTPS POST URL. Plain http is accepted for loopback hosts only [kit decision: the
+ * [seed, platform-contract.md §6.4] An HTTPS POST URL. Plain http is accepted for loopback hosts only [kit decision: the
  * sandbox delivers to a partner running on the same machine].
  */
 export const WebhookUrl = z
@@ -33,7 +33,7 @@ export const WebhookUrl = z
 export const WebhookInput = z.object({
   name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
   url: WebhookUrl,
-  /** May be empty: a configuration can exist before it listens to anything [seed §6]. */
+  /** May be empty: a configuration can exist before it listens to anything [seed, platform-contract.md §6.4]. */
   events: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length * 2).default([]),
   notify_user_ids: z.array(IntegerId).max(100).default([]),
 });
@@ -43,7 +43,7 @@ export type WebhookPatch = z.output<typeof WebhookPatch>;
 export const TestPayloadInput = z.object({ event_type: z.enum(EVENT_TYPES).optional() });
 
 /**
- * What a member with "Manage webhooks" does [seed §5, §6, §4.5]. Every method takes the acting
+ * What a member with "Manage webhooks" does [seed, platform-contract.md §1.1, §6.4, §6.1]. Every method takes the acting
  * member and checks the ability first. A configuration is stored only after its URL answered the
  * test request `{"test":true}` — signed with the configuration's new secret — with exactly 200.
  */

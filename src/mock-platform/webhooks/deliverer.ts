@@ -12,7 +12,7 @@ import type { MailLog } from '../mail.js';
 import { signedRequest, type WebhookSender } from './sender.js';
 import type { DueDelivery, RequestOutcome, WebhookStore } from './store.js';
 
-/** [seed §6] The first attempt plus at most nine retries. */
+/** [seed, platform-contract.md §6.4] The first attempt plus at most nine retries. */
 export const MAX_ATTEMPTS = 1 + WEBHOOK_RETRY_DELAYS_MS.length;
 const RATE_WINDOW_MS = 60_000;
 /** Deliveries taken from the table per query. */
@@ -51,7 +51,7 @@ export type WebhookDeliverer = ReturnType<typeof webhookDeliverer>;
  * schedule lives in `webhook_deliveries`, so a fake clock and a few calls run days of retries in
  * milliseconds, and a restarted platform resumes where it stopped.
  *
- * Per delivery [seed §6, §8]: over the company's rate limit (trial 5, others 100 requests in the
+ * Per delivery [seed, platform-contract.md §6.4, §8.3]: over the company's rate limit (trial 5, others 100 requests in the
  * last minute) it waits 10 min ± 5 min without an attempt being counted; otherwise the request is
  * sent with `attempt_count` = attempts so far + 1, the same `id` and `created_at`. Only a 200 is a
  * success. After failed attempt n ≤ 9 the next is due `WEBHOOK_RETRY_DELAYS_MS[n-1]` after the

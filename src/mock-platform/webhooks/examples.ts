@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contract/decis
 import { SOURCE_OF_SUBTYPE } from '../companies/pipeline.js';
 
 /**
- * Example events for "test payload" requests [seed §4.5]: the envelope and payload of a real event
+ * Example events for "test payload" requests [seed, platform-contract.md §6.1]: the envelope and payload of a real event
  * of the chosen type, with made-up people and jobs (a test must not leak a real candidate), plus
  * the `test` key. The id is 0, which no real event has.
  */

@@ -18,7 +18,7 @@ export interface MockWebhooksDeps {
   mail: MailLog;
   /** For the requests to webhook URLs; undici's global dispatcher when absent. */
   dispatcher?: Dispatcher;
-  /** Request timeout (seed §6: 10 s). */
+  /** Request timeout (platform-contract.md §6.4: 10 s). */
   timeoutMs?: number;
   /** The rate limit's ± 5 minutes draw from it (Math.random by default). */
   random?: () => number;

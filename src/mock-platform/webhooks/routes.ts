@@ -28,7 +28,7 @@ const RequestQuery = z.object({
 
 /**
  * `/api/webhooks/c/{company_id}/…`: webhook management as a JSON API. Every route needs the acting
- * member (`X-Mock-User: <user id>`) to have "Manage webhooks" [seed §5]: 401 without the header,
+ * member (`X-Mock-User: <user id>`) to have "Manage webhooks" [seed, platform-contract.md §1.1]: 401 without the header,
  * 403 for a non-member or a member without the ability.
  *
  *   GET    configurations                      list (with secrets: the member manages them)

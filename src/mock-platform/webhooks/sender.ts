@@ -9,7 +9,7 @@ export interface SignedRequest {
 }
 
 /**
- * The request the platform sends [seed §4.5, §5]: POST, JSON, `User-Agent: Service-Webhooks`, and
+ * The request the platform sends [seed, platform-contract.md §6.1, §1.1]: POST, JSON, `User-Agent: Service-Webhooks`, and
  * `X-Service-Signature`: lowercase hex HMAC-SHA256 of exactly these body bytes under the secret.
  */
 export function signedRequest(secret: string, body: string): SignedRequest {
@@ -27,7 +27,7 @@ export type WebhookSender = (url: string, req: SignedRequest) => Promise<Request
 
 /**
  * Sends one webhook request with undici and reports how it went; never throws. One overall timeout
- * covers connecting, the headers and the body [seed §6: "a request times out after 10 seconds"].
+ * covers connecting, the headers and the body [seed, platform-contract.md §6.4: "a request times out after 10 seconds"].
  * Redirects are not followed: anything but a 200 is a failure. Only the start of the response body
  * is kept, for the log.
  */

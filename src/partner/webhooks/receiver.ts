@@ -28,7 +28,7 @@ export interface WebhookReceiverDeps {
 }
 
 /**
- * [seed §4.5] The test request a configuration must answer 200 before it exists. The platform sends
+ * [seed, platform-contract.md §6.1] The test request a configuration must answer 200 before it exists. The platform sends
  * it before the configuration, and so its secret, has been created: the partner cannot know that
  * secret yet, so this exact body is answered 200 without a signature check. It is recognised on
  * the raw bytes (no JSON parsing before the signature check), carries no data and triggers nothing.
@@ -36,7 +36,7 @@ export interface WebhookReceiverDeps {
 const TEST_PING = /^\s*\{\s*"test"\s*:\s*true\s*\}\s*$/;
 
 /**
- * The envelope as received: seed §2.6, but event types and subtypes the kit does not know yet are
+ * The envelope as received: platform-contract.md §6.2, but event types and subtypes the kit does not know yet are
  * accepted (and recorded) rather than refused — refusing would only make the platform retry them
  * for four days.
  */
