@@ -30,7 +30,7 @@ const BACKEND_OFFER = 101;
 const CODENAME = 'demo-assessments';
 
 /**
- * The partner as the lead will wire it: the kit's app and workers (`assemble`), with the webhook
+ * The partner wired as the server wires it: the kit's app and workers (`assemble`), with the webhook
  * receiver in front and the webhook processor and report delivery running as background loops.
  * Listens first, so the partner registers itself with the URL it really has.
  */
