@@ -11,15 +11,16 @@
  * updates the record (200); the secret stays the same. Exit codes: 0 registered, 1 refused or
  * unreachable, 78 configuration problem.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
 import { commandLineOrExit } from '../src/lib/cli.js';
+import { packageRoot } from '../src/lib/package-root.js';
 
 /**
  * scripts/partner-manifest.json of the project this script belongs to: the one file you edit,
@@ -28,11 +29,7 @@ import { commandLineOrExit } from '../src/lib/cli.js';
  * that holds a package.json.
  */
 export function defaultManifestPath(scriptUrl: string | URL = import.meta.url): string {
-  const script = fileURLToPath(scriptUrl);
-  for (let dir = path.dirname(script); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'scripts', 'partner-manifest.json');
-    if (path.dirname(dir) === dir) return path.join(path.dirname(script), 'partner-manifest.json');
-  }
+  return path.join(packageRoot(scriptUrl), 'scripts', 'partner-manifest.json');
 }
 
 export const DEFAULT_MANIFEST = defaultManifestPath();

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/lib/http/logger.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { assemble } from '../../src/partner/server.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startPartnerProcess, type PartnerProcess } from '../support/net.js';
 import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 const INVITATIONS = 1000;
@@ -70,7 +70,7 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 }
 
 /** SIGTERM; resolves with the exit code and how long the process took to exit (SIGKILL after `killAfterMs`). */
-async function terminate(server: ServerProcess, killAfterMs: number): Promise<{ code: number | null; ms: number }> {
+async function terminate(server: PartnerProcess, killAfterMs: number): Promise<{ code: number | null; ms: number }> {
   const t0 = performance.now();
   server.child.kill('SIGTERM');
   const killer = setTimeout(() => server.child.kill('SIGKILL'), killAfterMs);
@@ -83,7 +83,7 @@ describe('shutdown while e-mail is pending', () => {
   let dir: string;
   let dbFile: string;
   const sinks: SmtpSink[] = [];
-  const servers: ServerProcess[] = [];
+  const servers: PartnerProcess[] = [];
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'partner-shutdown-'));
     dbFile = path.join(dir, 'partner.db');
@@ -96,7 +96,7 @@ describe('shutdown while e-mail is pending', () => {
   });
 
   const start = (sink: SmtpSink) => {
-    const server = startServerProcess({
+    const server = startPartnerProcess({
       PORT: '0',
       DATABASE_PATH: dbFile,
       MAIL_TRANSPORT: 'smtp',
