@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the partner server against the bare node:http baseline (bench/baseline-server.mjs),
- * side by side in one run, on the same data (1,000 accounts × 20 tests, bound to companies).
+ * side by side in one run, on the same data (BENCH_ACCOUNTS accounts × 20 tests, bound to companies,
+ * and BENCH_INVITATIONS invitations already stored).
  *
  * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and an
  * evenly paced, open-loop 1,000 req/s load (latency under ordinary traffic). Servers are pinned to one core and
@@ -10,7 +11,9 @@
  *
  * Options (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_SKIP_BUILD=1, BENCH_JSON=<file>,
  * BENCH_CALLBACKS=tests,send_candidate (a subset), BENCH_PARTNER_ENV="LOG_LEVEL=warn …" (extra
- * environment for the partner server, to measure a configuration).
+ * environment for the partner server, to measure a configuration), BENCH_ACCOUNTS (1000),
+ * BENCH_INVITATIONS (0; e.g. 1000000 for a partner with history), BENCH_STARTUP=0 to skip the
+ * start-up and idle-memory measurement.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -20,6 +23,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -27,7 +31,8 @@ import { openDb } from '../src/partner/db/open.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
-const ACCOUNTS = 1000;
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
+const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 0);
 const TESTS_PER_ACCOUNT = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -80,6 +85,7 @@ async function main() {
     );
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = seedPartner(partnerDb);
+    if (INVITATIONS > 0) storeInvitations(partnerDb, path.join(dir, 'baseline.db'));
     const partnerPort = await freePort();
     const partner = await startServer(
       'partner',
@@ -106,7 +112,10 @@ async function main() {
       { name: 'baseline', ...baseline, prefix: '', customers: JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[] },
       { name: 'partner', ...partner, prefix: '/callbacks', customers: partnerCustomers },
     ];
-    console.log(`servers up (pinned: ${canPin ? 'yes, servers on core 1, load on core 0' : 'no'}); ${ROUNDS} rounds × ${SECONDS}s each\n`);
+    console.log(
+      `servers up (pinned: ${canPin ? 'yes, servers on core 1, load on core 0' : 'no'}); ${ACCOUNTS} accounts × ${TESTS_PER_ACCOUNT} tests, ` +
+        `${INVITATIONS} invitations stored; ${ROUNDS} rounds × ${SECONDS}s each\n`,
+    );
 
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
@@ -123,14 +132,21 @@ async function main() {
       }
       printCallback(callback.name, results[callback.name]!);
     }
+    // Measured alone, on the same database: one partner process per database.
+    await stopAll(children);
+    if (process.env.BENCH_STARTUP !== '0') await startupAndIdle(dir, partnerDb);
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   } finally {
-    // Wait for the servers to exit: the partner may still be writing to its database in the temp dir.
-    await Promise.all(
-      children.map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))))),
-    );
+    await stopAll(children);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Stops the servers and waits for them to exit: the partner may still be writing to its database. */
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))))),
+  );
 }
 
 /** The partner is started as `npm start` starts it (node flags included), so the bench measures that. */
@@ -172,6 +188,79 @@ function seedPartner(file: string): Customer[] {
   })();
   db.close();
   return customers;
+}
+
+/**
+ * Invitations already stored, the same number in both databases, as a partner with history has:
+ * finished ones (no background work), spread over the accounts, with random report ids.
+ */
+function storeInvitations(partnerFile: string, baselineFile: string): void {
+  const now = new Date().toISOString();
+  const partner = openDb(partnerFile);
+  const baseline = new Database(baselineFile);
+  const intoPartner = partner.prepare(
+    `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name, email,
+       status, started_at, candidate_url, created_at, updated_at, completed_at, score)
+     VALUES (?, ?, ?, ?, '1', 'Test', 'Ada', 'Lovelace', 'ada@example.com', 'completed', ?, 'http://partner.test/take', ?, ?, ?, '80%')`,
+  );
+  const intoBaseline = baseline.prepare(
+    `INSERT INTO invitations (report_id, account_id, candidate_id, test_id, first_name, last_name, email, status, created_at)
+     VALUES (?, ?, ?, 1, 'Ada', 'Lovelace', 'ada@example.com', 'sent', ?)`,
+  );
+  for (let done = 0; done < INVITATIONS; done += 50_000) {
+    const batch = Array.from({ length: Math.min(50_000, INVITATIONS - done) }, (_, i) => [randomUUID(), ((done + i) % ACCOUNTS) + 1] as const);
+    partner.transaction(() => batch.forEach(([id, account]) => intoPartner.run(id, account, account, 17, now, now, now, now)))();
+    baseline.transaction(() => batch.forEach(([id, account]) => intoBaseline.run(id, account, 17, now)))();
+  }
+  partner.close();
+  baseline.close();
+}
+
+/**
+ * Time from process start to the first answered /healthz, and resident memory once idle: the
+ * partner as `npm start` runs it, on the bench's database, beside a bare node:http process that
+ * answers /healthz and does nothing else. Medians of five starts each.
+ */
+async function startupAndIdle(dir: string, partnerDb: string): Promise<void> {
+  const bare = path.join(dir, 'bare-healthz.mjs');
+  writeFileSync(
+    bare,
+    "import http from 'node:http';\nhttp.createServer((q, s) => s.end('{\"ok\":true}')).listen(Number(process.env.PORT), '127.0.0.1');\n",
+  );
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_PATH: partnerDb,
+    CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
+    ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    LOG_LEVEL: 'warn',
+  };
+  const measure = async (args: string[]) => {
+    const port = await freePort();
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
+    for (;;) {
+      const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      if (up) break;
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const startMs = performance.now() - started;
+    await settle(child.pid!);
+    const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+    await new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')));
+    return { startMs, rssMb };
+  };
+  const five = async (args: string[]) => {
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await measure(args));
+    return { startMs: median(runs.map((r) => r.startMs)), rssMb: median(runs.map((r) => r.rssMb)) };
+  };
+  const b = await five([bare]);
+  const p = await five(startArgs());
+  console.log('start-up (process start to the first /healthz answer) and idle memory, medians of 5');
+  console.log(`  bare node  ${b.startMs.toFixed(0).padStart(5)} ms   ${b.rssMb.toFixed(1).padStart(6)} MB RSS`);
+  console.log(`  partner    ${p.startMs.toFixed(0).padStart(5)} ms   ${p.rssMb.toFixed(1).padStart(6)} MB RSS`);
+  console.log(`  ratio      ${(p.startMs / b.startMs).toFixed(2)}× the bare start-up time\n`);
 }
 
 function startServer(
