@@ -217,8 +217,11 @@ describe('the dashboard', () => {
       const page = await t.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH);
       expect(page.status).toBe(200);
       expect(page.text).toContain('ECONNREFUSED');
-      expect(page.text).toContain(`PATCH {&quot;urls&quot;:{&quot;show&quot;:&quot;${t.publicUrl}/results?token=`);
-      expect(page.text).toContain(`next ${new Date(t.clock.now() + 10_000).toISOString()}`);
+      // The request's fields, its links shortened; the whole request behind a disclosure.
+      expect(page.text).toMatch(new RegExp(`<dt>urls.show</dt><dd><a href="${t.publicUrl}/results\\?token=[\\w.-]+" [^>]*>…/results\\?token=eyJhbGci…</a>`));
+      expect(page.text).toContain(`<pre>{\n  &quot;urls&quot;: {\n    &quot;show&quot;: &quot;${t.publicUrl}/results?token=`);
+      const next = new Date(t.clock.now() + 10_000).toISOString();
+      expect(page.text).toContain(`next <time datetime="${next}" title="${next}">`);
       expect(page.text).not.toContain('s3cret');
       expect(page.text).not.toContain('Report updates are waiting');
     } finally {

@@ -9,11 +9,12 @@ import type { Logger } from '../../lib/http/logger.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
-import type { MailOutbox } from '../mail/outbox.js';
+import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
 import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
 import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
+import { linkify, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
 import { pageErrors, renderPage } from './render.js';
 
 export interface DashboardDeps {
@@ -69,6 +70,12 @@ export function dashboard(deps: DashboardDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
   router.use(publicHostOnly(deps.publicUrl), adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
 
+  const storedOnly = deps.mailSettings.transport === 'json';
+  /**
+   * An e-mail's status as an operator should read it: the JSON transport keeps a "sent" e-mail in
+   * the database and sends nothing, so that e-mail is "stored" (as is one whose message was kept).
+   */
+  const mailStatus = (m: QueuedMail) => (m.status === 'sent' && (storedOnly || m.message !== null) ? 'stored' : m.status);
   const page = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     const key = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const notice = key !== undefined && Object.hasOwn(NOTICES, key) ? NOTICES[key as Notice] : undefined;
@@ -82,6 +89,10 @@ export function dashboard(deps: DashboardDeps): Router {
         wording: KIND_WORDING[kind],
         waiting: deps.deliveriesWaiting(),
         canDecide: provider.decide !== undefined,
+        mailStatus,
+        shortUrl,
+        parseJson,
+        prettyJson,
         ...data,
       },
       status,
@@ -143,7 +154,14 @@ export function dashboard(deps: DashboardDeps): Router {
     const id = IdParam.safeParse(req.params.id);
     const message = id.success ? mail.find(id.data) : undefined;
     if (!message) throw notFound('Unknown e-mail');
-    page(req, res, './admin/mail', { pageTitle: `E-mail ${message.id}`, message, content: mailContent(message.message) });
+    const content = mailContent(message.message);
+    page(req, res, './admin/mail', {
+      pageTitle: `E-mail ${message.id}`,
+      message,
+      content,
+      textHtml: typeof content?.text === 'string' ? linkify(content.text) : undefined,
+      links: typeof content?.text === 'string' ? urlsIn(content.text) : [],
+    });
   });
 
   router.post('/updates/:id/retry', form, (req, res) => {
@@ -186,7 +204,9 @@ export function dashboard(deps: DashboardDeps): Router {
  * What the dashboard shows of an e-mail the JSON transport rendered (the JSON text kept in its
  * outbox row): undefined for SMTP, an erased e-mail, or a row sent before messages were kept.
  */
-function mailContent(message: string | null): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown } | undefined {
+function mailContent(
+  message: string | null,
+): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown; html?: unknown } | undefined {
   if (!message) return undefined;
   try {
     const parsed = JSON.parse(message) as Record<string, unknown>;
@@ -194,8 +214,9 @@ function mailContent(message: string | null): { from?: unknown; to?: unknown; su
     const one = (x: { name?: string; address?: string }) => (x.name ? `${x.name} <${x.address}>` : x.address);
     const address = (a: unknown) =>
       Array.isArray(a) ? a.map(one).join(', ') : a !== null && typeof a === 'object' ? one(a as { name?: string }) : a;
-    return { from: address(parsed.from), to: address(parsed.to), subject: parsed.subject, text: parsed.text };
+    return { from: address(parsed.from), to: address(parsed.to), subject: parsed.subject, text: parsed.text, html: parsed.html };
   } catch {
     return undefined;
   }
 }
+

@@ -1,0 +1,145 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.js';
+import { flowHarness, linkIn, sendBody, type FlowHarness } from '../invitations/support.js';
+import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, mainText, openPage } from './browser.js';
+
+/** The dashboard in headless Chromium, read as its operator reads it. */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+let h: FlowHarness;
+afterEach(async () => {
+  await h?.close();
+});
+
+/** A listening partner whose platform refuses connections: each delivery is logged, then retried. */
+async function partner(options: Parameters<typeof flowHarness>[0] = {}) {
+  h = await flowHarness({ listen: true, platform: { url: 'http://127.0.0.1:9', codename: 'demo-assessments', secret: 's3cret' }, ...options });
+  return h;
+}
+
+/** Ada, invited by Acme (company 3), her e-mail stored; returns the report id and the candidate link. */
+async function invite(test = 'JavaScript fundamentals') {
+  const c = h.customer('Acme', [test], 3);
+  const body = sendBody(c.tests[0]!.id);
+  await h.send(c.token, body).expect(201);
+  await h.startAndMail();
+  return { reportId: body.report_id, link: linkIn(h.mails()[0]!.text), testId: c.tests[0]!.id, accountId: c.accountId };
+}
+
+describe('the dashboard in a browser', () => {
+  it('shows report updates and the delivery log as fields, links shortened, the raw JSON behind a disclosure, times readable', async () => {
+    await partner();
+    const { reportId, link, testId } = await invite();
+    // Ada answers every question right: the update carries a score, subtitle, properties and links.
+    const questions = h.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId);
+    const token = new URL(link).searchParams.get('token')!;
+    h.clock.advance(7 * 60_000);
+    await h.http().post('/take').type('form').send({ token, ...Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)])) }).expect(303);
+    // Both updates (the links, then the result) go in one request, refused: retried later.
+    expect(await h.worker.runOnce()).toMatchObject({ delivered: 0, retried: 2 });
+
+    const { page, problems } = await asOperator(browser);
+    await page.goto(`${h.publicUrl}/admin`);
+    const updates = page.locator('table.updates');
+    const text = await updates.innerText();
+    for (const field of ['status', 'score', 'completed_at', 'subtitle', 'properties', 'urls.show', 'urls.cancel']) expect(text).toContain(field);
+    expect(text).toContain('100%');
+    expect(text).toContain('JavaScript fundamentals: 5 of 5 correct');
+    expect(text).toContain('Correct answers: 5 of 5');
+    expect(text).toContain('Pass mark: 60%');
+    expect(text).toContain('1 Nov 2026, 09:07:00 UTC');
+
+    // The results link reads short; the link itself is whole.
+    const show = updates.getByRole('link', { name: '…/results?token=eyJhbGci…' }).first();
+    expect(await show.isVisible()).toBe(true);
+    const href = await show.getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${h.publicUrl}/results\\?token=${FULL_JWT.source}$`));
+
+    // No JSON and no whole token in what the page shows, until the operator asks for it.
+    const main = await mainText(page);
+    expect(main).not.toContain('{"');
+    expect(main).not.toContain('"status"');
+    expect(main).not.toMatch(FULL_JWT);
+    const raw = updates.locator('details.raw').first();
+    expect(await raw.locator('pre').isVisible()).toBe(false);
+    await raw.locator('summary').click();
+    expect(await raw.locator('pre').isVisible()).toBe(true);
+    expect(JSON.parse(await raw.locator('pre').innerText())).toMatchObject({ status: 'completed', score: '100%' });
+
+    // Times: readable, the exact ISO value as the tooltip.
+    const times = page.locator('main time');
+    expect(await times.count()).toBeGreaterThan(3);
+    for (const t of await times.all()) {
+      expect(await t.innerText()).toMatch(READABLE_TIME);
+      expect(await t.getAttribute('title')).toMatch(ISO_TIME);
+    }
+    expect(main).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+
+    // The report page: the same fields, and the delivery log's request and answer behind a disclosure.
+    await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
+    const log = page.locator('table.attempts');
+    const logText = await log.innerText();
+    expect(logText).toContain('ECONNREFUSED');
+    expect(logText).toContain('urls.show');
+    expect(logText).toContain('…/results?token=eyJhbGci…');
+    expect(logText).toContain('Request and answer');
+    expect(logText).toMatch(/next \d{1,2} Nov 2026, 09:07:10 UTC/);
+    const reportMain = await mainText(page);
+    expect(reportMain).not.toContain('{"');
+    expect(reportMain).not.toMatch(FULL_JWT);
+    expect(reportMain).toMatch(/Received\s+1 Nov 2026, 09:00:00 UTC/);
+    expect(await page.locator('time', { hasText: '1 Nov 2026, 09:00:00 UTC' }).first().getAttribute('title')).toBe('2026-11-01T09:00:00.000Z');
+    const request = log.locator('details.raw').first();
+    await request.locator('summary').click();
+    expect(await request.locator('pre').first().innerText()).toContain('"show": "' + h.publicUrl + '/results?token=');
+    // The questions' code reads as code on the report page too.
+    expect(await page.locator('ol.details code', { hasText: 'typeof null' }).count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('the e-mail: "stored", not "sent", under the JSON transport; its candidate link is a link; its HTML part shows as the candidate sees it', async () => {
+    await partner();
+    const { reportId } = await invite();
+    const candidateUrl = h.row('SELECT candidate_url FROM invitations')!.candidate_url as string;
+    const { page, problems } = await asOperator(browser);
+
+    await page.goto(`${h.publicUrl}/admin`);
+    const mails = page.locator('main table').last();
+    expect(await mails.locator('.tag').innerText()).toBe('stored');
+    expect(await mails.innerText()).not.toMatch(/\bsent\b/);
+    await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
+    expect(await page.locator('main ul .tag').last().innerText()).toBe('stored');
+
+    await page.getByRole('link', { name: '#1' }).click();
+    await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
+    const main = await mainText(page);
+    expect(main).toMatch(/Status\s+stored/);
+    expect(main).toContain('not sent to anyone');
+    expect(main).toMatch(/Stored\s+1 Nov 2026, 09:00:00 UTC/);
+    expect(main).not.toMatch(/\bSent\b/);
+
+    // The HTML part, in a sandboxed frame, rendered as a mail client would.
+    const iframe = page.locator('iframe.mail-html');
+    expect(await iframe.getAttribute('sandbox')).toBe('');
+    const body = page.frameLocator('iframe.mail-html').locator('body');
+    expect(await body.innerText()).toContain('Acme invites you to take the JavaScript fundamentals test as part of your application.');
+    expect(await page.frameLocator('iframe.mail-html').getByRole('link', { name: 'Start the test' }).getAttribute('href')).toBe(candidateUrl);
+
+    // The candidate link: shown short, a real link, in the text part too; following it opens the test.
+    const textLink = page.locator('pre.mail a');
+    expect(await textLink.getAttribute('href')).toBe(candidateUrl);
+    const link = page.getByRole('link', { name: /^…\/take\?token=eyJhbGci…$/ });
+    expect(await link.getAttribute('href')).toBe(candidateUrl);
+    await link.click();
+    await page.waitForURL(/\/take\?token=/);
+    expect(await page.locator('h1').innerText()).toBe('JavaScript fundamentals');
+    expect(problems).toEqual([]);
+  });
+});
