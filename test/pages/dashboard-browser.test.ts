@@ -142,4 +142,38 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('h1').innerText()).toBe('JavaScript fundamentals');
     expect(problems).toEqual([]);
   });
+
+  it('"Record result" asks first, on a page of its own, and only the confirmation records it', async () => {
+    await partner({ kind: 'background_check' });
+    const { reportId, link } = await invite('Criminal record check');
+    // Ada gives her consent in the browser: one clearly worded button, one thank-you.
+    const candidate = await openPage(browser);
+    await candidate.page.goto(link);
+    expect(await candidate.page.getByRole('button').allInnerTexts()).toEqual(['Give consent']);
+    await candidate.page.getByRole('checkbox').first().check();
+    await Promise.all([candidate.page.waitForURL(/\/take\?token=/), candidate.page.getByRole('button', { name: 'Give consent' }).click()]);
+    expect((await mainText(candidate.page)).match(/thank you/gi)).toHaveLength(1);
+
+    const { page, problems } = await asOperator(browser);
+    await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
+    await page.getByRole('button', { name: 'Record result: clear…' }).click();
+    await page.waitForURL(/\/decide\?decision=clear/);
+    expect(await page.locator('h1').innerText()).toBe('Record result: clear for Ada Lovelace?');
+    expect(await mainText(page)).toContain('This cannot be undone.');
+    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+
+    // Going back records nothing.
+    await page.getByRole('link', { name: 'No, go back' }).click();
+    await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}`);
+    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+
+    await page.getByRole('button', { name: 'Record result: adverse…' }).click();
+    expect(await page.locator('h1').innerText()).toBe('Record result: adverse for Ada Lovelace?');
+    await page.getByRole('button', { name: 'Yes, record “adverse”' }).click();
+    await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}?notice=decided`);
+    expect(await page.getByRole('status').innerText()).toContain('The result was recorded');
+    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'failed' });
+    expect(await page.getByRole('button', { name: /Record result/ }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
 });

@@ -8,7 +8,7 @@ import { notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
-import type { InvitationStore } from '../invitations/store.js';
+import type { Invitation, InvitationStore } from '../invitations/store.js';
 import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
@@ -60,8 +60,9 @@ const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
  * connection to the platform, invitations, the delivery log of report updates (request, response,
  * attempts, next attempt) with "retry now" / "cancel retries", e-mail, and the vendor-side actions
  * (cancel an invitation, decide a check, resend an invitation). Forms POST, then redirect (POST →
- * redirect → GET); requests for another host than PUBLIC_URL's, and posts from other origins, are
- * refused (admin-auth.ts).
+ * redirect → GET); deciding a check, which cannot be undone, first shows a confirmation page (GET),
+ * whose button makes the POST. Requests for another host than PUBLIC_URL's, and posts from other
+ * origins, are refused (admin-auth.ts).
  */
 export function dashboard(deps: DashboardDeps): Router {
   const { accounts, invitations, lifecycle, reports, mail, provider } = deps;
@@ -179,13 +180,30 @@ export function dashboard(deps: DashboardDeps): Router {
     done(req, res, outcome === 'canceled' ? 'canceled' : 'not-canceled');
   });
 
+  /** Whether the operator can record a result for this invitation now; the decision, if so. */
+  const decidable = (invitation: Invitation, fields: unknown) => {
+    const parsed = Decision.safeParse(fields ?? {});
+    const open = provider.decide !== undefined && invitation.status === 'sent' && invitation.submittedAt !== null;
+    return open && parsed.success ? parsed.data.decision : undefined;
+  };
+  /** A result cannot be taken back: the operator confirms it on a page of its own first (no script needed). */
+  const confirmDecision = (req: Request, res: Response, invitation: Invitation, decision: 'clear' | 'adverse') =>
+    page(req, res, './admin/confirm', { pageTitle: `Record result: ${decision}`, invitation, decision });
+
+  router.get('/reports/:reportId/decide', (req, res) => {
+    const invitation = invitationOf(req);
+    const decision = decidable(invitation, req.query);
+    if (!decision) return res.redirect(303, `/admin/reports/${invitation.reportId}?notice=not-decided`);
+    confirmDecision(req, res, invitation, decision);
+  });
+
   router.post('/reports/:reportId/decide', form, async (req, res) => {
     const invitation = invitationOf(req);
-    const parsed = Decision.safeParse(req.body ?? {});
-    if (!provider.decide || !parsed.success || invitation.status !== 'sent' || invitation.submittedAt === null) {
-      return done(req, res, 'not-decided');
-    }
-    const result = await provider.decide(toProviderInvitation(invitation), parsed.data.decision);
+    const decision = decidable(invitation, req.body);
+    if (!provider.decide || !decision) return done(req, res, 'not-decided');
+    // Only the confirmation page's button says yes; any other post (an older page) is asked first.
+    if ((req.body as { confirm?: unknown } | undefined)?.confirm !== 'yes') return confirmDecision(req, res, invitation, decision);
+    const result = await provider.decide(toProviderInvitation(invitation), decision);
     done(req, res, lifecycle.finish(invitation.reportId, result) ? 'decided' : 'not-decided');
   });
 
