@@ -176,4 +176,49 @@ describe('the dashboard in a browser', () => {
     expect(await page.getByRole('button', { name: /Record result/ }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
+
+  it('states which account each invitation came through, and which one a company uses after its token was replaced with another account’s', async () => {
+    await partner();
+    const acme = h.customer('Acme', ['JavaScript fundamentals'], 3);
+    h.clock.advance(60_000);
+    h.accounts.issueToken(acme.accountId);
+    await h.send(acme.token, sendBody(acme.tests[0]!.id)).expect(201);
+    // Company 3's recruiter replaces the token with Globex's: Globex is connected to company 3 too.
+    h.clock.advance(3600_000);
+    const globex = h.customer('Globex', ['SQL basics'], 3);
+    const latest = sendBody(globex.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper' });
+    await h.send(globex.token, latest).expect(201);
+    h.customer('Initech', [], null);
+    const keyIds = h.rows('SELECT account_id, lookup FROM account_tokens ORDER BY id').map((r) => ({ account: r.account_id, keyId: `ptk_${r.lookup}` }));
+
+    const { page, problems } = await asOperator(browser);
+    await page.goto(`${h.publicUrl}/admin`);
+    const rows = page.locator('table.accounts tbody tr');
+    const acmeRow = await rows.nth(0).innerText();
+    expect(acmeRow).toContain('Acme');
+    expect(acmeRow).toContain('company 3');
+    expect(acmeRow).toContain('since 1 Nov 2026, 09:00:00 UTC');
+    expect(acmeRow).toContain(`${keyIds[0]!.keyId}…`);
+    expect(acmeRow).toContain(`${keyIds[1]!.keyId}… created 1 Nov 2026, 09:01:00 UTC · newest`);
+    const globexRow = await rows.nth(1).innerText();
+    expect(globexRow).toContain('company 3');
+    expect(globexRow).toContain(`${keyIds[2]!.keyId}… created 1 Nov 2026, 10:01:00 UTC`);
+    expect(await rows.nth(2).innerText()).toContain('not connected');
+    // The whole token is never shown: only its key id.
+    expect(await mainText(page)).not.toMatch(/ptk_\w{40,}/);
+
+    const note = await page.getByRole('status').filter({ hasText: 'Platform company 3' }).innerText();
+    expect(note).toContain('is connected to 2 accounts (Acme #1, Globex #2)');
+    expect(note).toContain("It now calls with Globex #2's token");
+
+    const invitations = page.locator('main table').nth(1);
+    expect(await invitations.locator('tbody tr').nth(0).innerText()).toMatch(/Grace Hopper[\s\S]*Globex #2/);
+    expect(await invitations.locator('tbody tr').nth(1).innerText()).toMatch(/Ada Lovelace[\s\S]*Acme #1/);
+
+    await page.goto(`${h.publicUrl}/admin/reports/${latest.report_id}`);
+    const account = await mainText(page);
+    expect(account).toMatch(/Account\s+Globex #2 · sent by platform company 3/);
+    expect(account).toContain(`active token: ${keyIds[2]!.keyId}… created 1 Nov 2026, 10:01:00 UTC`);
+    expect(problems).toEqual([]);
+  });
 });

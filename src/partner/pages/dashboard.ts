@@ -122,12 +122,13 @@ export function dashboard(deps: DashboardDeps): Router {
   router.get('/', (req, res) => {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
+    const listed = invitations.recent({ status: invitationFilter, limit: 100 });
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platform: deps.platform,
       mailSettings: deps.mailSettings,
-      accounts: accounts.list(),
-      invitations: invitations.recent({ status: invitationFilter, limit: 100 }),
+      ...accountsView(accounts, listed),
+      invitations: listed,
       invitationFilter,
       updates: reports.recent({ status: updateFilter, limit: 100 }),
       updateFilter,
@@ -144,6 +145,8 @@ export function dashboard(deps: DashboardDeps): Router {
     page(req, res, './admin/report', {
       pageTitle: `Report ${invitation.reportId}`,
       invitation,
+      account: accounts.list().find((a) => a.id === invitation.accountId),
+      tokens: accounts.activeTokens().filter((t) => t.accountId === invitation.accountId),
       updates: reports.ofReport(invitation.reportId),
       attempts: reports.attemptsOf(invitation.reportId),
       mails: mail.ofReport(invitation.reportId),
@@ -238,3 +241,22 @@ function mailContent(
   }
 }
 
+/**
+ * The accounts as the overview shows them: each with its connection and the key ids of the tokens
+ * that still work, and, for a platform company connected to several accounts (a recruiter replaced
+ * the token with another account's), which account its latest listed invitation came in through:
+ * the one the platform uses now.
+ */
+function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
+  const tokens = accounts.activeTokens();
+  const list = accounts.list().map((a) => ({ ...a, tokens: tokens.filter((t) => t.accountId === a.id) }));
+  const byCompany = new Map<number, typeof list>();
+  for (const a of list) if (a.companyId !== null) byCompany.set(a.companyId, [...(byCompany.get(a.companyId) ?? []), a]);
+  const shared = [...byCompany]
+    .filter(([, connected]) => connected.length > 1)
+    .map(([companyId, connected]) => {
+      const latest = listed.find((i) => i.companyId === companyId);
+      return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
+    });
+  return { accounts: list, accountNames: new Map(list.map((a) => [a.id, a.name])), sharedCompanies: shared };
+}
