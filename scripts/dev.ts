@@ -206,7 +206,7 @@ export function banner(s: Sandbox): string {
           `  4. The partner e-mails the candidate (kept in the database, not sent): open the invitation and`,
           `     its e-mail in the dashboard, follow the candidate link and give consent ("${wording.cta}").`,
           `  5. Complete the check as your operator would: on the invitation's page in the dashboard,`,
-          `     click "Record result: clear" or "Record result: adverse" — the report turns completed or failed.`,
+          `     click "Record result: clear…" or "Record result: adverse…" and confirm — the report turns completed or failed.`,
           `  6. See every call between platform and partner at ${s.mockUrl}/calls.`,
         ];
   return [

@@ -156,7 +156,7 @@ describe('the recruiter results page (report urls.show)', () => {
     const after = await h.http().get(pathOf(show));
     expect(after.text).toContain('100%');
     expect(after.text).toContain(`${t.questions.length} of ${t.questions.length} correct`);
-    expect(after.text).toContain('What does `typeof null` evaluate to?');
+    expect(after.text).toContain('What does <code>typeof null</code> evaluate to?');
     expect(after.text).toContain('&quot;object&quot; ✓');
   });
 });
@@ -181,6 +181,6 @@ describe('a check (background or reference)', () => {
     });
     // Consent is not a result: the platform hears nothing until the check is decided.
     expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
-    expect((await h.http().get(t.link)).text).toContain('your consent was received');
+    expect((await h.http().get(t.link)).text).toContain('Your consent was received');
   });
 });

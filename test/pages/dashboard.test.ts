@@ -217,8 +217,11 @@ describe('the dashboard', () => {
       const page = await t.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH);
       expect(page.status).toBe(200);
       expect(page.text).toContain('ECONNREFUSED');
-      expect(page.text).toContain(`PATCH {&quot;urls&quot;:{&quot;show&quot;:&quot;${t.publicUrl}/results?token=`);
-      expect(page.text).toContain(`next ${new Date(t.clock.now() + 10_000).toISOString()}`);
+      // The request's fields, its links shortened; the whole request behind a disclosure.
+      expect(page.text).toMatch(new RegExp(`<dt>urls.show</dt><dd><a href="${t.publicUrl}/results\\?token=[\\w.-]+" [^>]*>…/results\\?token=eyJhbGci…</a>`));
+      expect(page.text).toContain(`<pre>{\n  &quot;urls&quot;: {\n    &quot;show&quot;: &quot;${t.publicUrl}/results?token=`);
+      const next = new Date(t.clock.now() + 10_000).toISOString();
+      expect(page.text).toContain(`next <time datetime="${next}" title="${next}">`);
       expect(page.text).not.toContain('s3cret');
       expect(page.text).not.toContain('Report updates are waiting');
     } finally {
@@ -259,8 +262,8 @@ describe('the dashboard for a check', () => {
       const body = sendBody(c.tests[0]!.id);
       await h.send(c.token, body);
       await h.startAndMail();
-      const decide = (decision: string) =>
-        h.http().post(`/admin/reports/${body.report_id}/decide`).set('Authorization', AUTH).set('Origin', h.publicUrl).type('form').send({ decision });
+      const decide = (decision: string, confirm: Record<string, string> = { confirm: 'yes' }) =>
+        h.http().post(`/admin/reports/${body.report_id}/decide`).set('Authorization', AUTH).set('Origin', h.publicUrl).type('form').send({ decision, ...confirm });
 
       expect((await decide('clear')).headers.location).toBe('/admin?notice=not-decided');
       expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
@@ -270,6 +273,11 @@ describe('the dashboard for a check', () => {
       const token = new URL(linkIn(h.mails()[0]!.text)).searchParams.get('token')!;
       await h.http().post('/take').type('form').send({ token, consent: 'yes' }).expect(303);
       expect((await decide('maybe')).headers.location).toBe('/admin?notice=not-decided');
+      // Without the confirmation page's answer, the operator is asked first and nothing is recorded.
+      const asked = await decide('adverse', {});
+      expect(asked.status).toBe(200);
+      expect(asked.text).toContain('This cannot be undone.');
+      expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
       h.clock.advance(86_400_000);
       expect((await decide('adverse')).headers.location).toBe('/admin?notice=decided');
       expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: 'Poor' });

@@ -358,7 +358,8 @@ describe('check kinds on the platform', () => {
       .set('Authorization', `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`)
       .set('Origin', world.partner.publicUrl)
       .type('form')
-      .send({ decision: 'clear' })
+      // As the dashboard's confirmation page posts it.
+      .send({ decision: 'clear', confirm: 'yes' })
       .expect(303);
     await world.partner.deliverUntilIdle();
     // The links and the result went out together, and the platform took them.

@@ -6,6 +6,7 @@ import { Codename, ReportId } from '../../contract/schemas.js';
 import { AppError, forbidden, notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { parseOr422 } from '../../lib/http/validate.js';
+import { timeHtml } from '../../lib/time.js';
 import { issueApiToken } from '../api-tokens/routes.js';
 import type { ApiTokenStore } from '../api-tokens/store.js';
 import { CallQuery, callFilter } from '../calls/routes.js';
@@ -111,6 +112,8 @@ export function sandboxRouter(deps: SandboxDeps): Router {
           flash: flash.take(req.query.flash),
           kindLabel: (k: string) => KIND_LABELS[k] ?? k,
           badgeScore,
+          // `<%~ it.time(iso) %>`: a moment, readable, with the exact ISO value in its tooltip.
+          time: timeHtml,
         }),
       );
   };

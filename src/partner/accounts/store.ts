@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { Db } from '../../lib/db.js';
 import { readCache } from '../../lib/perf/read-cache.js';
-import { issueToken, parseToken, tokenMatches } from './tokens.js';
+import { TOKEN_PREFIX, issueToken, parseToken, tokenMatches } from './tokens.js';
 
 export interface Account {
   id: number;
@@ -49,6 +49,9 @@ export function accountStore(db: Db, clock: Clock) {
     `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
             (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
        FROM accounts a ORDER BY a.id`,
+  );
+  const activeTokenRows = db.prepare<[], { account_id: number; lookup: string; created_at: string }>(
+    'SELECT account_id, lookup, created_at FROM account_tokens WHERE revoked_at IS NULL ORDER BY account_id, id',
   );
   const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
 
@@ -103,6 +106,14 @@ export function accountStore(db: Db, clock: Clock) {
     /** Revokes every active token of the account; returns how many, or undefined for an unknown account. */
     revokeTokens(accountId: number): number | undefined {
       return exists.get(accountId) ? revokeAll.run(isoAt(clock.now()), accountId).changes : undefined;
+    },
+
+    /**
+     * Every token that still works, oldest first, by its key id: the token's prefix and lookup part
+     * (`ptk_3F9aK2mQx7Lw`), which names it without being a secret. The token itself is never stored.
+     */
+    activeTokens(): { accountId: number; keyId: string; createdAt: string }[] {
+      return activeTokenRows.all().map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
     },
 
     list(): AccountSummary[] {

@@ -1,23 +1,26 @@
 import type { PartnerKind } from '../../contract/decisions.js';
 
-/** How each kind of partner talks about what it sends, in e-mails and on pages. */
+/**
+ * How each kind of partner talks about what it sends, in e-mails and on pages. `done` follows the
+ * thank-you page's heading ("Thank you, Ada"), so it does not thank the candidate a second time.
+ */
 export const KIND_WORDING: Record<PartnerKind, { noun: string; title: string; cta: string; done: string }> = {
   assessment: {
     noun: 'test',
     title: 'Assessment',
     cta: 'Start the test',
-    done: 'Thank you: your answers were received. The recruiter will see your result.',
+    done: 'Your answers were received. The recruiter will see your result.',
   },
   background_check: {
     noun: 'background check',
     title: 'Background check',
-    cta: 'Review and give consent',
-    done: 'Thank you: your consent was received. We will now run the check and report to the recruiter.',
+    cta: 'Give consent',
+    done: 'Your consent was received. We will now run the check and report to the recruiter.',
   },
   reference_check: {
     noun: 'reference check',
     title: 'Reference check',
-    cta: 'Review and give consent',
-    done: 'Thank you: your consent was received. We will now contact your referees and report to the recruiter.',
+    cta: 'Give consent',
+    done: 'Your consent was received. We will now contact your referees and report to the recruiter.',
   },
 };

@@ -15,6 +15,8 @@ export interface CandidatePagesDeps {
   links: Pick<InvitationLinks, 'verify'>;
   provider: Provider;
   logger: Logger;
+  /** The vendor's name, in the page header: the display name of MAIL_FROM (`displayNameOf`), what the e-mail came from. */
+  vendorName?: string;
 }
 
 const LINK_PROBLEMS = {
@@ -41,6 +43,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   const { invitations, lifecycle, links, provider } = deps;
   const kind: PartnerKind = provider.kind;
   const wording = KIND_WORDING[kind];
+  const vendor = deps.vendorName;
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 200 });
 
@@ -50,18 +53,18 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
     const invitation = verified.ok ? invitations.get(verified.reportId) : undefined;
     if (!invitation) {
       const problem = LINK_PROBLEMS[verified.ok ? 'invalid' : verified.reason];
-      renderMessage(res, problem.status, problem);
+      renderMessage(res, problem.status, problem, { vendor });
       return undefined;
     }
     if (invitation.status === 'canceled') {
       renderMessage(res, 410, {
         title: 'This invitation was canceled',
         text: `The recruiter no longer needs this ${wording.noun}. Nothing more to do — thank you.`,
-      });
+      }, { vendor });
       return undefined;
     }
     if (invitation.status !== 'sent' || invitation.submittedAt !== null) {
-      renderPage(res, './candidate/done', { pageTitle: 'Thank you', invitation, wording });
+      renderPage(res, './candidate/done', { pageTitle: 'Thank you', invitation, wording, vendor });
       return undefined;
     }
     return { invitation, token: token as string };
@@ -83,6 +86,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
         token: opened.token,
         task,
         wording,
+        vendor,
         errors: state.errors ?? {},
         values: state.values ?? {},
       },
@@ -111,6 +115,6 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
     res.redirect(303, `/take?token=${encodeURIComponent(opened.token)}`);
   });
 
-  router.use(pageErrors(deps.logger));
+  router.use(pageErrors(deps.logger, { vendor }));
   return router;
 }

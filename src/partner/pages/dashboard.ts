@@ -8,12 +8,13 @@ import { notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
-import type { InvitationStore } from '../invitations/store.js';
-import type { MailOutbox } from '../mail/outbox.js';
+import type { Invitation, InvitationStore } from '../invitations/store.js';
+import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
 import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
 import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
+import { linkify, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
 import { pageErrors, renderPage } from './render.js';
 
 export interface DashboardDeps {
@@ -59,8 +60,9 @@ const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
  * connection to the platform, invitations, the delivery log of report updates (request, response,
  * attempts, next attempt) with "retry now" / "cancel retries", e-mail, and the vendor-side actions
  * (cancel an invitation, decide a check, resend an invitation). Forms POST, then redirect (POST →
- * redirect → GET); requests for another host than PUBLIC_URL's, and posts from other origins, are
- * refused (admin-auth.ts).
+ * redirect → GET); deciding a check, which cannot be undone, first shows a confirmation page (GET),
+ * whose button makes the POST. Requests for another host than PUBLIC_URL's, and posts from other
+ * origins, are refused (admin-auth.ts).
  */
 export function dashboard(deps: DashboardDeps): Router {
   const { accounts, invitations, lifecycle, reports, mail, provider } = deps;
@@ -69,6 +71,12 @@ export function dashboard(deps: DashboardDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
   router.use(publicHostOnly(deps.publicUrl), adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
 
+  const storedOnly = deps.mailSettings.transport === 'json';
+  /**
+   * An e-mail's status as an operator should read it: the JSON transport keeps a "sent" e-mail in
+   * the database and sends nothing, so that e-mail is "stored" (as is one whose message was kept).
+   */
+  const mailStatus = (m: QueuedMail) => (m.status === 'sent' && (storedOnly || m.message !== null) ? 'stored' : m.status);
   const page = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     const key = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const notice = key !== undefined && Object.hasOwn(NOTICES, key) ? NOTICES[key as Notice] : undefined;
@@ -82,6 +90,10 @@ export function dashboard(deps: DashboardDeps): Router {
         wording: KIND_WORDING[kind],
         waiting: deps.deliveriesWaiting(),
         canDecide: provider.decide !== undefined,
+        mailStatus,
+        shortUrl,
+        parseJson,
+        prettyJson,
         ...data,
       },
       status,
@@ -110,12 +122,13 @@ export function dashboard(deps: DashboardDeps): Router {
   router.get('/', (req, res) => {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
+    const listed = invitations.recent({ status: invitationFilter, limit: 100 });
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platform: deps.platform,
       mailSettings: deps.mailSettings,
-      accounts: accounts.list(),
-      invitations: invitations.recent({ status: invitationFilter, limit: 100 }),
+      ...accountsView(accounts, listed),
+      invitations: listed,
       invitationFilter,
       updates: reports.recent({ status: updateFilter, limit: 100 }),
       updateFilter,
@@ -132,6 +145,8 @@ export function dashboard(deps: DashboardDeps): Router {
     page(req, res, './admin/report', {
       pageTitle: `Report ${invitation.reportId}`,
       invitation,
+      account: accounts.list().find((a) => a.id === invitation.accountId),
+      tokens: accounts.activeTokens().filter((t) => t.accountId === invitation.accountId),
       updates: reports.ofReport(invitation.reportId),
       attempts: reports.attemptsOf(invitation.reportId),
       mails: mail.ofReport(invitation.reportId),
@@ -143,7 +158,14 @@ export function dashboard(deps: DashboardDeps): Router {
     const id = IdParam.safeParse(req.params.id);
     const message = id.success ? mail.find(id.data) : undefined;
     if (!message) throw notFound('Unknown e-mail');
-    page(req, res, './admin/mail', { pageTitle: `E-mail ${message.id}`, message, content: mailContent(message.message) });
+    const content = mailContent(message.message);
+    page(req, res, './admin/mail', {
+      pageTitle: `E-mail ${message.id}`,
+      message,
+      content,
+      textHtml: typeof content?.text === 'string' ? linkify(content.text) : undefined,
+      links: typeof content?.text === 'string' ? urlsIn(content.text) : [],
+    });
   });
 
   router.post('/updates/:id/retry', form, (req, res) => {
@@ -161,13 +183,30 @@ export function dashboard(deps: DashboardDeps): Router {
     done(req, res, outcome === 'canceled' ? 'canceled' : 'not-canceled');
   });
 
+  /** Whether the operator can record a result for this invitation now; the decision, if so. */
+  const decidable = (invitation: Invitation, fields: unknown) => {
+    const parsed = Decision.safeParse(fields ?? {});
+    const open = provider.decide !== undefined && invitation.status === 'sent' && invitation.submittedAt !== null;
+    return open && parsed.success ? parsed.data.decision : undefined;
+  };
+  /** A result cannot be taken back: the operator confirms it on a page of its own first (no script needed). */
+  const confirmDecision = (req: Request, res: Response, invitation: Invitation, decision: 'clear' | 'adverse') =>
+    page(req, res, './admin/confirm', { pageTitle: `Record result: ${decision}`, invitation, decision });
+
+  router.get('/reports/:reportId/decide', (req, res) => {
+    const invitation = invitationOf(req);
+    const decision = decidable(invitation, req.query);
+    if (!decision) return res.redirect(303, `/admin/reports/${invitation.reportId}?notice=not-decided`);
+    confirmDecision(req, res, invitation, decision);
+  });
+
   router.post('/reports/:reportId/decide', form, async (req, res) => {
     const invitation = invitationOf(req);
-    const parsed = Decision.safeParse(req.body ?? {});
-    if (!provider.decide || !parsed.success || invitation.status !== 'sent' || invitation.submittedAt === null) {
-      return done(req, res, 'not-decided');
-    }
-    const result = await provider.decide(toProviderInvitation(invitation), parsed.data.decision);
+    const decision = decidable(invitation, req.body);
+    if (!provider.decide || !decision) return done(req, res, 'not-decided');
+    // Only the confirmation page's button says yes; any other post (an older page) is asked first.
+    if ((req.body as { confirm?: unknown } | undefined)?.confirm !== 'yes') return confirmDecision(req, res, invitation, decision);
+    const result = await provider.decide(toProviderInvitation(invitation), decision);
     done(req, res, lifecycle.finish(invitation.reportId, result) ? 'decided' : 'not-decided');
   });
 
@@ -186,7 +225,9 @@ export function dashboard(deps: DashboardDeps): Router {
  * What the dashboard shows of an e-mail the JSON transport rendered (the JSON text kept in its
  * outbox row): undefined for SMTP, an erased e-mail, or a row sent before messages were kept.
  */
-function mailContent(message: string | null): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown } | undefined {
+function mailContent(
+  message: string | null,
+): { from?: unknown; to?: unknown; subject?: unknown; text?: unknown; html?: unknown } | undefined {
   if (!message) return undefined;
   try {
     const parsed = JSON.parse(message) as Record<string, unknown>;
@@ -194,8 +235,28 @@ function mailContent(message: string | null): { from?: unknown; to?: unknown; su
     const one = (x: { name?: string; address?: string }) => (x.name ? `${x.name} <${x.address}>` : x.address);
     const address = (a: unknown) =>
       Array.isArray(a) ? a.map(one).join(', ') : a !== null && typeof a === 'object' ? one(a as { name?: string }) : a;
-    return { from: address(parsed.from), to: address(parsed.to), subject: parsed.subject, text: parsed.text };
+    return { from: address(parsed.from), to: address(parsed.to), subject: parsed.subject, text: parsed.text, html: parsed.html };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The accounts as the overview shows them: each with its connection and the key ids of the tokens
+ * that still work, and, for a platform company connected to several accounts (a recruiter replaced
+ * the token with another account's), which account its latest listed invitation came in through:
+ * the one the platform uses now.
+ */
+function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
+  const tokens = accounts.activeTokens();
+  const list = accounts.list().map((a) => ({ ...a, tokens: tokens.filter((t) => t.accountId === a.id) }));
+  const byCompany = new Map<number, typeof list>();
+  for (const a of list) if (a.companyId !== null) byCompany.set(a.companyId, [...(byCompany.get(a.companyId) ?? []), a]);
+  const shared = [...byCompany]
+    .filter(([, connected]) => connected.length > 1)
+    .map(([companyId, connected]) => {
+      const latest = listed.find((i) => i.companyId === companyId);
+      return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
+    });
+  return { accounts: list, accountNames: new Map(list.map((a) => [a.id, a.name])), sharedCompanies: shared };
 }

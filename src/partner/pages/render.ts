@@ -1,11 +1,25 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { AppError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
+import { timeHtml } from '../../lib/time.js';
+import { inlineCode } from './present.js';
 import { views } from './views.js';
+
+/**
+ * What every page's template can call: `it.time(iso)` shows a moment readably (the ISO value in its
+ * tooltip), `it.code(text)` shows a text's `backticked` parts as code. Both escape; output them raw.
+ */
+const HELPERS = { time: timeHtml, code: inlineCode };
 
 /** Renders a page. Pages are personal (a candidate's test, a report's results): never cached. */
 export function renderPage(res: Response, template: string, data: Record<string, unknown>, status = 200): void {
-  res.status(status).set('Cache-Control', 'no-store').type('html').send(views.render(template, data));
+  res.status(status).set('Cache-Control', 'no-store').type('html').send(views.render(template, { ...HELPERS, ...data }));
+}
+
+/** Which header a page has: the dashboard's, or the public pages' with the vendor's name. */
+export interface PageLayout {
+  admin?: boolean;
+  vendor?: string;
 }
 
 /** A page with a heading and a sentence: errors, "already done", "canceled". */
@@ -13,7 +27,7 @@ export function renderMessage(
   res: Response,
   status: number,
   message: { title: string; text: string; hint?: string },
-  layout: { admin?: boolean } = {},
+  layout: PageLayout = {},
 ): void {
   renderPage(res, './message', { ...message, ...layout, pageTitle: message.title }, status);
 }
@@ -22,7 +36,7 @@ export function renderMessage(
  * Errors on browser routes become a friendly HTML page — never a stack trace, never JSON. An
  * `AppError` shows its message; anything else is a bug: logged, and answered with a generic page.
  */
-export function pageErrors(logger: Logger, layout: { admin?: boolean } = {}): ErrorRequestHandler {
+export function pageErrors(logger: Logger, layout: PageLayout = {}): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof AppError) {

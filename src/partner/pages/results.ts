@@ -16,6 +16,8 @@ export function resultsPage(deps: {
   links: Pick<InvitationLinks, 'verify'>;
   provider: Provider;
   logger: Logger;
+  /** The vendor's name, in the page header (see `CandidatePagesDeps.vendorName`). */
+  vendorName?: string;
 }): Router {
   const router = Router();
   router.get('/results', async (req, res) => {
@@ -28,7 +30,7 @@ export function resultsPage(deps: {
         text: expired
           ? 'Open the report again from the platform: it links to a fresh results page.'
           : 'The link is incomplete or was changed. Open it again from the report on the platform.',
-      });
+      }, { vendor: deps.vendorName });
     }
     const details = invitation.status === 'sent' ? [] : await deps.provider.resultDetails(toProviderInvitation(invitation));
     renderPage(res, './results', {
@@ -37,8 +39,9 @@ export function resultsPage(deps: {
       details,
       wording: KIND_WORDING[deps.provider.kind],
       kind: deps.provider.kind,
+      vendor: deps.vendorName,
     });
   });
-  router.use(pageErrors(deps.logger));
+  router.use(pageErrors(deps.logger, { vendor: deps.vendorName }));
   return router;
 }
