@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { DestinationStream } from 'pino';
 import { accountStore } from './accounts/store.js';
 import { registerCallbacks } from './callbacks/routes.js';
@@ -10,6 +9,7 @@ import type { Db } from '../lib/db.js';
 import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
+import { securityHeaders } from '../lib/perf/security-headers.js';
 import { invitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
@@ -18,6 +18,7 @@ import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
+import { displayNameOf } from './pages/present.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
 import { reportOutbox } from './reports/outbox.js';
@@ -30,7 +31,7 @@ export interface WebDeps {
   publicUrl: string;
   admin: Config['admin'];
   platform: { url: string; codename: string };
-  mailSettings: Pick<Config['mail'], 'transport'>;
+  mailSettings: Pick<Config['mail'], 'transport' | 'from'>;
   /** Why report deliveries cannot run (no partner secret), if they cannot. */
   deliveriesWaiting: () => string | undefined;
 }
@@ -73,7 +74,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestLog(logger, deps.logDestination));
   // Security headers on every answer, the callbacks' and errors included, and on any route added below.
-  app.use(helmet());
+  app.use(securityHeaders());
 
   registerCallbacks(app, CALLBACKS_PATH, {
     accounts,
@@ -102,8 +103,10 @@ export function createApp(deps: AppDeps): Express {
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
     app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platform: web.platform, callbacksPath: CALLBACKS_PATH }));
-    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger }));
-    app.use(resultsPage({ invitations, links: web.links, provider, logger }));
+    // The vendor's name in the pages' header: MAIL_FROM's display name ("Demo Assessments").
+    const vendorName = displayNameOf(web.mailSettings.from);
+    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger, vendorName }));
+    app.use(resultsPage({ invitations, links: web.links, provider, logger, vendorName }));
     app.use(
       '/admin',
       dashboard({

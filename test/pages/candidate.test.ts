@@ -33,6 +33,8 @@ describe('the candidate takes a demo test', () => {
     const page = await h.http().get(t.link);
     expect(page.status).toBe(200);
     for (const q of t.questions) expect(page.text).toContain(`name="q${q.id}"`);
+    // The vendor's name in the header, from MAIL_FROM's display name.
+    expect(page.text).toMatch(/class="brand">Demo Assessments/);
 
     h.clock.advance(7 * 60_000);
     const answers = Object.fromEntries(t.questions.map((q) => [`q${q.id}`, String(q.answer)]));

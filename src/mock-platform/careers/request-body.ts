@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, payloadTooLarge, unsupportedMediaType } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/http/json-body.js';
+import { jsonBody } from '../../lib/perf/json-body.js';
 import { MAX_JSON_BODY_BYTES, MAX_LENGTH, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from './decisions.js';
 import { nestFields } from './form-fields.js';
 import { IncomingFile, type UploadStorage } from './uploads.js';

@@ -2,7 +2,8 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Account, AccountStore } from '../accounts/store.js';
 import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
 import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/http/json-body.js';
+import { jsonBody } from '../../lib/perf/json-body.js';
+import { sendJson } from '../../lib/perf/send-json.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { CreateOutcome, InvitationStore, NewInvitation } from '../invitations/store.js';
@@ -54,14 +55,14 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
         throw forbidden('This token is already connected to another company');
       }
     }
-    res.json({ ok: true });
+    sendJson(res, 200, { ok: true });
   };
   app.post(`${base}/validate_token`, authenticate, json, validateToken);
   app.get(`${base}/validate_token`, authenticate, validateToken);
 
   // §4.2 — a bare array, [] when the account has no tests.
   app.get(`${base}/tests`, authenticate, async (_req, res) => {
-    res.json(await provider.listTests(accountOf(res)));
+    sendJson(res, 200, await provider.listTests(accountOf(res)));
   });
 
   // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.
@@ -89,7 +90,7 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     });
     if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
     if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
-    res.status(201).json({ id: body.report_id, status: 'sent' });
+    sendJson(res, 201, { id: body.report_id, status: 'sent' });
   });
 
   // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it. The
@@ -109,6 +110,6 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
         throw conflict(`The test was already ${outcome} and can no longer be canceled`);
       }
     }
-    res.json({ id: invitation.reportId, status: 'canceled' });
+    sendJson(res, 200, { id: invitation.reportId, status: 'canceled' });
   });
 }
