@@ -67,6 +67,7 @@ async function run(argv: string[]): Promise<void> {
                 clock: systemClock,
                 kind: config.kind,
                 logger: createLogger('silent'),
+                publicUrl: config.publicUrl,
                 candidateUrl: () => config.publicUrl,
                 reports: partnerCore(db, systemClock, { kind: config.kind }).results,
               }).catalog;

@@ -102,6 +102,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
     clock,
     kind: config.kind,
     logger,
+    publicUrl,
     candidateUrl: links.candidateUrl,
     reports: core.results,
   });

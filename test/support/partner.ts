@@ -29,6 +29,7 @@ export function demoOn(
     clock,
     kind,
     logger: createLogger('silent'),
+    publicUrl: 'http://partner.test',
     candidateUrl: options.candidateUrl ?? ((id) => `http://partner.test/take/${id}`),
     reports: partnerCore(db, clock, { kind }).results,
   });

@@ -75,6 +75,11 @@ export interface ProviderKit {
   /** PARTNER_KIND: what this partner is registered as. */
   kind: PartnerKind;
   logger: Logger;
+  /**
+   * Where the platform, candidates and your product reach this server (PUBLIC_URL): a product that
+   * posts results back is told `${publicUrl}/vendor/reports/${reportId}/result`.
+   */
+  publicUrl: string;
   /** The kit's own candidate page for a report, as a signed link (for products taken on the kit's page). */
   candidateUrl(reportId: string): string;
   /** Results pushed from the product in process (the same lifecycle as `POST /vendor/reports/{id}/result`). */
