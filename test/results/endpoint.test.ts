@@ -24,7 +24,7 @@ async function invited(
     provider: options.provider,
     env: options.secret === null ? {} : { VENDOR_RESULTS_SECRET: options.secret ?? SECRET },
   });
-  let c: { token: string; tests: { id: number | string }[] };
+  let c: Customer;
   if (options.provider) {
     const { account, token } = h.accounts.create('Acme Corp');
     h.accounts.bindCompany(account, 3);
@@ -32,10 +32,19 @@ async function invited(
   } else {
     c = h.customer('Acme Corp', ['JavaScript fundamentals']);
   }
-  const body = sendBody(c.tests[0]!.id);
-  expect((await h.send(c.token, body)).status).toBe(201);
-  await h.starter.runOnce();
-  return { h, reportId: body.report_id };
+  customer = c;
+  return { h, reportId: await sendAnother() };
+}
+
+type Customer = { token: string; tests: { id: number | string }[] };
+let customer: Customer;
+
+/** One more invitation of the same customer, started in the product; its report id. */
+async function sendAnother(): Promise<string> {
+  const body = sendBody(customer.tests[0]!.id);
+  expect((await h!.send(customer.token, body)).status).toBe(201);
+  await h!.starter.runOnce();
+  return body.report_id;
 }
 
 const now = (): number => Math.floor(h!.clock.now() / 1000);
@@ -260,6 +269,15 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     expect(page.status).toBe(200);
     expect(page.text).toContain('Closures');
     expect(page.text).toContain('5 of 5');
+    // The kit's candidate page has nothing to show for a test taken in the product: a friendly page, not an error.
+    const take = new URL(h!.links.candidateUrl(reportId));
+    const taken = await h!.http().get(take.pathname + take.search);
+    expect(taken.status).toBe(200); // finished: the thank-you page
+    const open = await sendAnother();
+    const link = new URL(h!.links.candidateUrl(open));
+    const unavailable = await h!.http().get(link.pathname + link.search);
+    expect(unavailable.status).toBe(410);
+    expect(unavailable.text).toContain('not taken on this page');
   });
 
   it('for a check: completed or failed with its score; subtitle and properties are dropped', async () => {
