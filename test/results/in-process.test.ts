@@ -62,6 +62,7 @@ describe('the in-process results API', () => {
     expect(error).toBeInstanceOf(InvalidResultError);
     expect(Object.keys((error as InvalidResultError).errors).sort()).toEqual(['properties.0.label', 'score']);
     expect(h.row('SELECT status FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'sent' });
+    expect(() => h.results.complete(reportId, { score: '1', completedAt: new Date(Number.NaN) })).toThrow(InvalidResultError);
   });
 
   it('for a check, subtitle and properties are dropped, and do not make the same result another one', async () => {

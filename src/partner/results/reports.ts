@@ -81,7 +81,9 @@ export function vendorReports(deps: {
   const known = (reportId: string) => ReportId.safeParse(reportId).success;
 
   const finish = (status: 'completed' | 'failed') => (reportId: string, result: VendorResult): ReportOutcome => {
-    const completedAt = result.completedAt instanceof Date ? result.completedAt.toISOString() : result.completedAt;
+    const at = result.completedAt;
+    // An invalid Date becomes text the check refuses, rather than a RangeError from toISOString.
+    const completedAt = at instanceof Date ? (Number.isNaN(at.getTime()) ? String(at) : at.toISOString()) : at;
     const parsed = checkResult({ ...result, completed_at: completedAt }, clock);
     if (!known(reportId)) return 'unknown';
     return lifecycle.record(
