@@ -37,6 +37,27 @@ export default tseslint.config(
     files: ['src/partner/**'],
     rules: { 'no-restricted-imports': boundary('The partner is deployed without the mock platform.', '**/mock-platform/**') },
   },
+  // The demo is a provider like any other: the kit reaches it only through the Provider seam, and
+  // only the shipped entry point (src/partner/server.ts) chooses it — so a fork replaces it there,
+  // and the kit builds and runs without it. (One rule per file: this one repeats the mock boundary.)
+  {
+    files: ['src/partner/**', 'scripts/accounts.ts', 'scripts/register-partner.ts'],
+    ignores: ['src/partner/server.ts', 'src/partner/provider/demo/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/mock-platform/**'], message: 'The partner is deployed without the mock platform.' },
+            {
+              group: ['**/provider/demo', '**/provider/demo/**'],
+              message: 'Only the shipped entry point (src/partner/server.ts) chooses the demo provider; the kit knows providers through provider/types.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['src/mock-platform/**'],
     rules: {

@@ -13,7 +13,11 @@ import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { openDb } from '../src/partner/db/open.js';
-import { addDemoTests } from '../src/partner/provider/demo/catalog.js';
+import { createAccountWithTests } from '../src/partner/accounts/demo-seed.js';
+import { buildProvider, partnerCore } from '../src/partner/assemble.js';
+import { createLogger } from '../src/lib/http/logger.js';
+// The provider the server ships, from the same module `npm start` runs: --test adds to its catalog.
+import { provider as shippedProvider } from '../src/partner/server.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { UsageError, parseCommandLine } from '../src/lib/cli.js';
 
@@ -30,7 +34,7 @@ class UnknownAccount extends Error {
   }
 }
 
-function run(argv: string[]): void {
+async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine(
     argv,
     { json: { type: 'boolean', default: false }, test: { type: 'string', multiple: true } },
@@ -53,14 +57,25 @@ function run(argv: string[]): void {
       case 'create': {
         const name = arg?.trim();
         if (!name) throw new UsageError('create needs the account name');
-        const { account, token } = db.transaction(() => {
-          const created = accounts.create(name);
-          addDemoTests(db, systemClock, created.account.id, values.test ?? []);
-          return created;
-        })();
+        const tests = values.test ?? [];
+        // The provider is built only to add tests, as the server builds it (its own tables migrated first).
+        const catalog =
+          tests.length === 0
+            ? undefined
+            : buildProvider(shippedProvider, {
+                db,
+                clock: systemClock,
+                kind: config.kind,
+                logger: createLogger('silent'),
+                publicUrl: config.publicUrl,
+                candidateUrl: () => config.publicUrl,
+                reports: partnerCore(db, systemClock, { kind: config.kind }).results,
+              }).catalog;
+        if (tests.length > 0 && !catalog) throw new UsageError('--test: this provider keeps its tests in its own product (it has no catalog)');
+        const { accountId, token } = await createAccountWithTests(db, accounts, name, catalog, tests);
         print(
-          { id: account.id, name: account.name, token },
-          `Created account ${account.id} (${account.name}).\nToken (shown once, give it to the customer):\n\n  ${token}\n`,
+          { id: accountId, name, token },
+          `Created account ${accountId} (${name}).\nToken (shown once, give it to the customer):\n\n  ${token}\n`,
         );
         return;
       }
@@ -105,7 +120,7 @@ function accountId(arg: string | undefined): number {
 
 loadEnvFile();
 try {
-  run(process.argv.slice(2));
+  await run(process.argv.slice(2));
 } catch (err) {
   if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount) {
     console.error(err.message);

@@ -26,7 +26,8 @@ import { openDb } from '../src/partner/db/open.js';
 import { createLogger } from '../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../src/partner/mail/transport.js';
 import { addDemoTests } from '../src/partner/provider/demo/catalog.js';
-import { assemble } from '../src/partner/server.js';
+import { assemble } from '../src/partner/assemble.js';
+import { demoProvider } from '../src/partner/provider/demo/index.js';
 
 const COUNT = Number(process.env.BENCH_MAIL_COUNT ?? 300);
 const DELAYS = (process.env.BENCH_MAIL_DELAYS ?? '20,0').split(',').map(Number);
@@ -86,7 +87,15 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
   });
   const mailer = way === 'before' ? unpooledMailer(config.mail) : createMailer(config.mail);
   try {
-    const parts = assemble(config, { db, logger: createLogger('silent'), clock: systemClock, publicUrl: config.publicUrl, mailer, dispatcher });
+    const parts = assemble(config, {
+      db,
+      logger: createLogger('silent'),
+      clock: systemClock,
+      publicUrl: config.publicUrl,
+      mailer,
+      dispatcher,
+      provider: demoProvider(),
+    });
     const { account } = accountStore(db, systemClock).create('Acme');
     const [test] = addDemoTests(db, systemClock, account.id, ['SQL basics']);
     db.transaction(() => {

@@ -23,7 +23,7 @@ import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { main } from '../src/partner/server.js';
-import { demoTokenFile } from '../src/partner/provider/demo/seed.js';
+import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';

@@ -50,12 +50,44 @@ function ownerOnly(file: string): void {
   }
 }
 
-export function migrate(db: Db, dir: string): void {
-  const files = readdirSync(dir)
+/** `NNN_name.sql` files of `dir`, in the order they apply. */
+function migrationFiles(dir: string): string[] {
+  return readdirSync(dir)
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort();
+}
+
+export function migrate(db: Db, dir: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  const pending = files.filter((f) => Number.parseInt(f, 10) > current);
+  const pending = migrationFiles(dir).filter((f) => Number.parseInt(f, 10) > current);
+  applyEach(db, dir, pending, { done: (file) => db.pragma(`user_version = ${Number.parseInt(file, 10)}`) });
+}
+
+/**
+ * Applies the `NNN_name.sql` files of `dir` that the `schema_migrations` table does not list yet
+ * under `prefix` (as `prefix/NNN_name.sql`), in order, each in its own transaction with its row.
+ * For a second sequence of migrations in a database whose `user_version` already counts another
+ * (the partner's provider, whose tables are its own): SQLite has one `user_version` only.
+ */
+export function migrateNamed(db: Db, dir: string, prefix: string): void {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(prefix)) throw new Error(`Migration prefix "${prefix}" must be a short lowercase name`);
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) WITHOUT ROWID');
+  const isApplied = db.prepare<[string], number>('SELECT count(*) FROM schema_migrations WHERE name = ?').pluck();
+  const pending = migrationFiles(dir).filter((f) => isApplied.get(`${prefix}/${f}`) === 0);
+  const record = db.prepare<[string, string]>('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
+  applyEach(db, dir, pending, {
+    // Another process (the accounts CLI beside the server) may have applied it meanwhile.
+    skip: (file) => isApplied.get(`${prefix}/${file}`) !== 0,
+    done: (file) => record.run(`${prefix}/${file}`, new Date().toISOString()),
+  });
+}
+
+function applyEach(
+  db: Db,
+  dir: string,
+  pending: readonly string[],
+  on: { done: (file: string) => void; skip?: (file: string) => boolean },
+): void {
   if (pending.length === 0) return;
   // A migration may rebuild a table that others reference (create the new one, copy, drop the old,
   // rename: SQLite's way to change a table's shape). With foreign keys on, dropping the old table
@@ -65,14 +97,14 @@ export function migrate(db: Db, dir: string): void {
   db.pragma('foreign_keys = OFF');
   try {
     for (const file of pending) {
-      const version = Number.parseInt(file, 10);
       const sql = readFileSync(path.join(dir, file), 'utf8');
       db.transaction(() => {
+        if (on.skip?.(file)) return;
         db.exec(sql);
         const broken = db.pragma('foreign_key_check') as unknown[];
         if (broken.length > 0) throw new Error(`Migration ${file} would leave ${broken.length} rows whose foreign key points nowhere`);
-        db.pragma(`user_version = ${version}`);
-      })();
+        on.done(file);
+      }).immediate();
     }
   } finally {
     db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);

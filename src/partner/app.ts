@@ -1,6 +1,6 @@
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import type { DestinationStream } from 'pino';
-import { accountStore } from './accounts/store.js';
+import type { AccountStore } from './accounts/store.js';
 import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
@@ -10,10 +10,10 @@ import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { securityHeaders } from '../lib/perf/security-headers.js';
-import { invitationLifecycle } from './invitations/lifecycle.js';
+import type { InvitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
-import { invitationStore } from './invitations/store.js';
-import { mailOutbox } from './mail/outbox.js';
+import type { InvitationStore } from './invitations/store.js';
+import type { MailOutbox } from './mail/outbox.js';
 import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
@@ -21,7 +21,9 @@ import { resultsPage } from './pages/results.js';
 import { displayNameOf } from './pages/present.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
-import { reportOutbox } from './reports/outbox.js';
+import type { ReportOutbox } from './reports/outbox.js';
+import type { VendorReports } from './results/reports.js';
+import { registerVendorResults } from './results/routes.js';
 import { registerWebhookReceiver } from './webhooks/receiver.js';
 import { webhookSecrets } from './webhooks/secrets.js';
 
@@ -36,15 +38,34 @@ export interface WebDeps {
   deliveriesWaiting: () => string | undefined;
 }
 
+/** The stores and the lifecycle, built once (`partnerCore` in assemble.ts) and shared by the app and the workers. */
+export interface PartnerCore {
+  accounts: AccountStore;
+  invitations: InvitationStore;
+  reports: ReportOutbox;
+  mail: MailOutbox;
+  lifecycle: InvitationLifecycle;
+  /** Results pushed by the vendor's product, in process and through `POST /vendor/reports/{id}/result`. */
+  results: VendorReports;
+}
+
+/** Routes of a fork's own (a product's callback, say), mounted after the kit's. */
+export type PartnerRoutes = (router: Router, context: { reports: VendorReports; db: Db; clock: Clock; logger: Logger }) => void;
+
 export interface AppDeps {
-  /** Without `webhooks`, the webhook route only answers the platform's test request (no secrets). */
-  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks'] };
+  /**
+   * Without `webhooks`, the webhook route only answers the platform's test request (no secrets);
+   * without `vendorResults.secret`, the results endpoint answers 401 "not configured".
+   */
+  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks']; vendorResults?: Config['vendorResults'] };
   db: Db;
   logger: Logger;
   /** Where `logger` writes, for the access log to write there too (standard output when not given). */
   logDestination?: DestinationStream;
   clock: Clock;
   provider: Provider;
+  core: PartnerCore;
+  routes?: PartnerRoutes;
   onInvitationCreated?: (reportId: string) => void;
   /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
   onQueued?: () => void;
@@ -60,17 +81,12 @@ const CALLBACKS_PATH = '/callbacks';
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, clock, provider, web } = deps;
+  const { accounts, invitations, reports, mail, lifecycle } = deps.core;
   const app = express();
   app.disable('x-powered-by');
   // Callbacks answer JSON that changes with every call; an ETag would be hashed for nothing.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-
-  const accounts = accountStore(db, clock);
-  const invitations = invitationStore(db, clock);
-  const reports = reportOutbox(db, clock);
-  const mail = mailOutbox(db, clock);
-  const lifecycle = invitationLifecycle({ db, clock, kind: provider.kind, reports, mail, links: web?.links, wake: deps.onQueued });
 
   app.use(requestLog(logger, deps.logDestination));
   // Security headers on every answer, the callbacks' and errors included, and on any route added below.
@@ -94,6 +110,16 @@ export function createApp(deps: AppDeps): Express {
     secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
     bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
     onStored: deps.onWebhookStored,
+  });
+
+  // Results pushed by the vendor's product: raw body and signature first, like the webhooks.
+  registerVendorResults(app, {
+    secret: config.vendorResults?.secret,
+    reports: deps.core.results,
+    invitations,
+    clock,
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
   });
 
   app.get('/healthz', (_req, res) => {
@@ -125,6 +151,12 @@ export function createApp(deps: AppDeps): Express {
         wake: deps.onQueued,
       }),
     );
+  }
+
+  if (deps.routes) {
+    const router = Router();
+    deps.routes(router, { reports: deps.core.results, db, clock, logger });
+    app.use(router);
   }
 
   app.use(notFoundHandler);

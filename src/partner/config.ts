@@ -6,6 +6,7 @@ import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
+import { VENDOR_SECRET_MIN_LENGTH } from './results/signature.js';
 
 /**
  * Every setting the partner server reads, parsed once at start-up.
@@ -81,8 +82,14 @@ const ConfigSchema = z.object({
   CANDIDATE_LINK_TTL_DAYS: z.coerce.number().positive().max(365).default(14),
   /** How long the recruiter's results link (report urls.show) works. */
   RESULTS_LINK_TTL_DAYS: z.coerce.number().positive().max(3650).default(365),
-  /** Percentage of correct answers at or above which a demo test is `completed`; below it, `failed`. */
-  PASS_MARK: z.coerce.number().int().min(0).max(100).default(60),
+  /**
+   * Signs the results the vendor's product posts to /vendor/reports/{id}/result (X-Vendor-Signature,
+   * HMAC-SHA256). Unset: that endpoint answers 401 "results endpoint not configured".
+   */
+  VENDOR_RESULTS_SECRET: z
+    .string()
+    .min(VENDOR_SECRET_MIN_LENGTH, `must be at least ${VENDOR_SECRET_MIN_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
+    .optional(),
   /** The dashboard's Basic-auth user name. */
   ADMIN_USERNAME: z.string().trim().min(1).max(100).default('admin'),
   /** The dashboard's Basic-auth password; outside production it defaults to "admin". */
@@ -124,7 +131,8 @@ export type Config = {
     /** Links are signed with DEV_CANDIDATE_LINK_SECRET, which anyone can read: start-up warns. */
     developmentKey: boolean;
   };
-  passMark: number;
+  /** Results pushed over HTTP by the vendor's product (docs/results-endpoint.md). */
+  vendorResults: { secret: string | undefined };
   admin: { username: string; password: string | undefined; token: string | undefined };
   mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; maxConnections: number };
 };
@@ -193,7 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       candidateTtlMs: c.CANDIDATE_LINK_TTL_DAYS * DAY_MS,
       resultsTtlMs: c.RESULTS_LINK_TTL_DAYS * DAY_MS,
     },
-    passMark: c.PASS_MARK,
+    vendorResults: { secret: c.VENDOR_RESULTS_SECRET },
     admin: {
       username: c.ADMIN_USERNAME,
       // With only a token configured, the token is the way in; a default password would be a second door.

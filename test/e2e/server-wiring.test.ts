@@ -11,6 +11,7 @@ import { PARTNER_SECRET_HEADER } from '../../src/contract/decisions.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { main } from '../../src/partner/server.js';
 import { eventually } from '../support/eventually.js';
 
@@ -54,7 +55,7 @@ describe('the server as main() wires it', () => {
 
     dir = mkdtempSync(path.join(tmpdir(), 'kit-wiring-'));
     const dbFile = path.join(dir, 'partner.db');
-    const setup = openDb(dbFile);
+    const setup = openDb(dbFile, { provider: DEMO_MIGRATIONS });
     const created = accountStore(setup, systemClock).create('Acme');
     accountStore(setup, systemClock).bindCompany(created.account, 1);
     token = created.token;

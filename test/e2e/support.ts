@@ -9,6 +9,9 @@ import { openDb } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
+import { startPartner as startPartnerWith, type StartOptions } from '../../src/partner/index.js';
+import type { PartnerKind } from '../../src/contract/decisions.js';
+import type { Report } from '../../src/contract/schemas.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 
 export const ACME = { id: 1, token: 'mock_api_acme' } as const;
@@ -80,3 +83,71 @@ export async function registerManifest(platformUrl: string, codename: string, pa
   if (!result.ok) throw new Error(`registration failed: ${result.message}`);
   return result.partner.secret;
 }
+
+/** The kit's manifest for `kind` (scripts/partner-manifest[.background-check|.reference-check].json). */
+export function manifestFor(kind: PartnerKind): string {
+  return kind === 'assessment' ? DEFAULT_MANIFEST : path.join(path.dirname(DEFAULT_MANIFEST), `partner-manifest.${kind.replace('_', '-')}.json`);
+}
+
+/**
+ * A partner as a fork runs it — `startPartner` with its own provider (and webhook handlers) — on a
+ * free port, registered with the mock as `codename` for `kind`, and a customer account of it
+ * integrated by Acme: the state right before the first send.
+ */
+export async function startForkedPartner(
+  mock: RunningMockPlatform,
+  options: Omit<StartOptions, 'config' | 'overrides'> & { codename: string; kind?: PartnerKind; env?: Record<string, string> },
+) {
+  const { codename: _codename, kind: _kind, env, ...start } = options;
+  const kind = options.kind ?? 'assessment';
+  const register = async (url: string) => {
+    const result = await registerPartner({ platformUrl: mock.url, codename: options.codename, companyId: ACME.id, apiToken: ACME.token, partner: loadManifest(manifestFor(kind), url) });
+    if (!result.ok) throw new Error(`registration failed: ${result.message}`);
+    return result.partner.secret;
+  };
+  // The partner needs its secret before it starts, and knows its port only once started.
+  const secret = await register('http://127.0.0.1:0');
+  const dir = mkdtempSync(path.join(tmpdir(), 'kit-fork-'));
+  const dbFile = path.join(dir, 'partner.db');
+  const partner = await startPartnerWith({
+    ...start,
+    config: loadConfig({
+      PORT: '0',
+      DATABASE_PATH: dbFile,
+      LOG_LEVEL: 'silent',
+      PLATFORM_URL: mock.url,
+      PARTNER_CODENAME: options.codename,
+      PARTNER_SECRET: secret,
+      PARTNER_KIND: kind,
+      ...env,
+    }),
+    overrides: { pollIntervalMs: 50 },
+  });
+  await register(partner.publicUrl);
+  const db = openDb(dbFile);
+  const { account, token } = accountStore(db, systemClock).create('Acme on our side');
+  await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${options.codename}/integration`).send({ token }).expect(201);
+  return {
+    partner,
+    db,
+    accountId: account.id,
+    /** Sends Ada the test through the marketplace, as a recruiter would; returns the report id. */
+    async send(testId: string | number, testName = 'a test', candidateId: number = ADA): Promise<string> {
+      const res = await request(mock.url)
+        .post(`/api/marketplace/c/${ACME.id}/partners/${options.codename}/send`)
+        .send({ candidate_id: candidateId, test_id: testId, test_name: testName })
+        .expect(201);
+      return res.body.report.id as string;
+    },
+    /** The report as the platform shows it. */
+    async report(reportId: string): Promise<Report> {
+      return (await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200)).body.report as Report;
+    },
+    async close() {
+      await partner.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+export type ForkedPartner = Awaited<ReturnType<typeof startForkedPartner>>;

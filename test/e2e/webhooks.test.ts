@@ -17,7 +17,8 @@ import { createMailer } from '../../src/partner/mail/transport.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { deliveryAgent } from '../../src/partner/reports/worker.js';
-import { assemble } from '../../src/partner/server.js';
+import { assemble } from '../../src/partner/assemble.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { webhookProcessor } from '../../src/partner/webhooks/processor.js';
 import { registerWebhookReceiver } from '../../src/partner/webhooks/receiver.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
@@ -63,7 +64,16 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
   const dispatcher = deliveryAgent();
   const webhookSecrets = new Map<number, string[]>();
 
-  const parts = assemble(config, { db, logger, clock: systemClock, publicUrl: url, mailer, dispatcher, wake: () => deliveries.kick() });
+  const parts = assemble(config, {
+    db,
+    logger,
+    clock: systemClock,
+    publicUrl: url,
+    mailer,
+    dispatcher,
+    provider: demoProvider(),
+    wake: () => deliveries.kick(),
+  });
   const processor = webhookProcessor({
     db,
     clock: systemClock,

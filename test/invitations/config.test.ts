@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEV_ADMIN_PASSWORD, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
+import { demoSettings } from '../../src/partner/provider/demo/settings.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -22,7 +23,7 @@ describe('configuration of the invitation flow', () => {
       resultsTtlMs: 365 * 86_400_000,
       developmentKey: true,
     });
-    expect(c.passMark).toBe(60);
+    expect(c.vendorResults).toEqual({ secret: undefined });
     expect(c.admin).toEqual({ username: 'admin', password: DEV_ADMIN_PASSWORD, token: undefined });
     expect(c.mail).toEqual({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.localhost>', maxConnections: 5 });
   });
@@ -51,16 +52,23 @@ describe('configuration of the invitation flow', () => {
       CANDIDATE_LINK_SECRET: 'too-short',
       ADMIN_PASSWORD: 'short',
       PARTNER_KIND: 'quiz',
-      PASS_MARK: '101',
+      VENDOR_RESULTS_SECRET: 'short',
       PLATFORM_URL: 'ftp://x',
       PARTNER_CODENAME: 'Not A Codename',
       MAIL_TRANSPORT: 'smtp',
       SMTP_MAX_CONNECTIONS: '0',
     }).join('\n');
-    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'PASS_MARK', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL', 'SMTP_MAX_CONNECTIONS']) {
+    for (const key of ['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'PARTNER_KIND', 'VENDOR_RESULTS_SECRET', 'PLATFORM_URL', 'PARTNER_CODENAME', 'SMTP_URL', 'SMTP_MAX_CONNECTIONS']) {
       expect(problems).toContain(`${key}:`);
     }
     expect(problems).toContain('ADMIN_PASSWORD: must be at least 12 characters in production');
+  });
+
+  it('when PASS_MARK is set, then the demo provider reads it, and a bad one stops start-up like a setting of the kit', () => {
+    expect(demoSettings({})).toEqual({ passMark: 60 });
+    expect(demoSettings({ PASS_MARK: '75' })).toEqual({ passMark: 75 });
+    expect(() => demoSettings({ PASS_MARK: '101' })).toThrow(ConfigError);
+    expect(() => demoSettings({ PASS_MARK: '101' })).toThrow(/PASS_MARK: /);
   });
 
   it('when MAIL_FROM is not exactly one address, then start-up fails naming it', () => {

@@ -13,7 +13,9 @@ import { createLogger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import type { DeliveryTimeouts } from '../../src/partner/reports/worker.js';
-import { assemble } from '../../src/partner/server.js';
+import type { ProviderSource } from '../../src/partner/provider/types.js';
+import { assemble } from '../../src/partner/assemble.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { fakeClock } from '../support/partner.js';
 
 export const ADMIN = { username: 'operator', password: 'correct horse battery staple' } as const;
@@ -43,6 +45,8 @@ export interface FlowOptions {
   random?: () => number;
   /** Wraps the configured mailer, to watch or slow down what it sends. */
   mailer?: (configured: Mailer) => Mailer;
+  /** The vendor's product; the demo provider when not given. */
+  provider?: ProviderSource;
 }
 
 /**
@@ -88,6 +92,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     publicUrl,
     mailer,
     dispatcher: options.dispatcher ?? ownAgent!,
+    provider: options.provider ?? demoProvider(),
     deliveryTimeouts: TEST_TIMEOUTS,
     random: options.random ?? (() => 1),
     wake: () => {

@@ -7,7 +7,8 @@ import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { demoProvider } from '../../src/partner/provider/demo/index.js';
+import { partnerCore } from '../../src/partner/assemble.js';
+import { demoOn } from '../support/partner.js';
 
 function capture() {
   const lines: string[] = [];
@@ -49,7 +50,8 @@ describe('access log', () => {
       logger,
       logDestination: stream,
       clock: systemClock,
-      provider: demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` }),
+      provider: demoOn(db),
+      core: partnerCore(db, systemClock, { kind: 'assessment' }),
     });
     await request(app).get('/callbacks/tests?company_id=secret-query').set('Authorization', 'Bearer ptk_not_a_real_token').expect(401);
     const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
@@ -100,7 +102,8 @@ describe('log format', () => {
       logger,
       logDestination: stream,
       clock: systemClock,
-      provider: demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` }),
+      provider: demoOn(db),
+      core: partnerCore(db, systemClock, { kind: 'assessment' }),
     });
     await request(app).get('/healthz').expect(200);
     db.close();

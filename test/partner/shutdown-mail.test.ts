@@ -11,7 +11,8 @@ import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { assemble } from '../../src/partner/server.js';
+import { assemble } from '../../src/partner/assemble.js';
+import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { startPartnerProcess, type PartnerProcess } from '../support/net.js';
 import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
@@ -33,6 +34,7 @@ async function seedPendingMail(dbFile: string, count: number): Promise<void> {
       publicUrl: config.publicUrl,
       mailer: createMailer(config.mail),
       dispatcher,
+      provider: demoProvider(),
     });
     const { account } = accountStore(db, systemClock).create('Acme');
     const [test] = addDemoTests(db, systemClock, account.id, ['SQL basics']);

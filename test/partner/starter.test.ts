@@ -5,9 +5,8 @@ import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js'
 import { invitationStarter } from '../../src/partner/invitations/starter.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { reportOutbox } from '../../src/partner/reports/outbox.js';
-import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import type { Provider } from '../../src/partner/provider/types.js';
-import { arrangeStatus, bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { arrangeStatus, bearer, candidateBody, demoOn, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('invitation starter', () => {
   let h: PartnerHarness;
@@ -18,7 +17,7 @@ describe('invitation starter', () => {
     startCalls = [];
     h = partnerHarness({
       provider: (db): Provider => {
-        const demo = demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+        const demo = demoOn(db);
         return {
           ...demo,
           async startInvitation(invitation) {

@@ -2,8 +2,7 @@ import request from 'supertest';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX } from '../../src/partner/accounts/tokens.js';
-import { demoProvider } from '../../src/partner/provider/demo/index.js';
-import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { bearer, candidateBody, demoOn, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 /** Account A's token must never read or change B's data, and must learn nothing about it. */
 describe('tenant isolation', () => {
@@ -83,7 +82,7 @@ describe('report ids across accounts', () => {
     // A vendor whose catalog is the same for every customer: test ids are not per account.
     const h = partnerHarness({
       provider: (db) => {
-        const demo = demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+        const demo = demoOn(db);
         const shared = { id: 'js-basics', name: 'JavaScript basics' };
         return { ...demo, listTests: async () => [shared], findTest: async (_account, id) => (id === shared.id ? shared : undefined) };
       },

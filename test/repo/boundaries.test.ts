@@ -34,6 +34,17 @@ describe('the import boundaries between the halves', () => {
     expect(await restrictedImports('src/contract/x.ts', "export { SEED_COMPANIES } from '../mock-platform/seed.js';\n")).toHaveLength(1);
   });
 
+  it('refuses kit code and the accounts CLI that import the demo provider, but not the shipped entry point or the demo itself', async () => {
+    const code = "export { demoProvider } from './provider/demo/index.js';\n";
+    expect(await restrictedImports('src/partner/x.ts', code)).toEqual([expect.stringContaining('Only the shipped entry point')]);
+    expect(await restrictedImports('src/partner/pages/x.ts', "export { DEMO_CATALOG } from '../provider/demo/catalog.js';\n")).toHaveLength(1);
+    expect(await restrictedImports('scripts/accounts.ts', "export { addDemoTests } from '../src/partner/provider/demo/catalog.js';\n")).toHaveLength(1);
+    expect(await restrictedImports('src/partner/server.ts', code)).toEqual([]);
+    expect(await restrictedImports('src/partner/provider/demo/x.ts', "export { questionsFor } from './questions.js';\n")).toEqual([]);
+    // The mock boundary still holds where the demo rule applies.
+    expect(await restrictedImports('src/partner/x.ts', "export { SEED_COMPANIES } from '../mock-platform/seed.js';\n")).toHaveLength(1);
+  });
+
   it('lets each half import the contract and the shared library', async () => {
     const code = "export { systemClock } from '../lib/clock.js';\nexport { Codename } from '../contract/schemas.js';\n";
     expect(await restrictedImports('src/mock-platform/x.ts', code)).toEqual([]);

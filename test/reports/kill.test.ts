@@ -8,6 +8,7 @@ import { systemClock } from '../../src/lib/clock.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import { eventually } from '../support/eventually.js';
 import { startPartnerProcess, tcpForwarder, type PartnerProcess } from '../support/net.js';
@@ -63,7 +64,7 @@ describe('a partner process killed in the middle of deliveries', () => {
     };
 
     // The customer account, created as the accounts CLI would, in the partner's database file.
-    db = openDb(dbFile);
+    db = openDb(dbFile, { provider: DEMO_MIGRATIONS });
     const { account, token } = accountStore(db, systemClock).create('Acme Corp');
     const [test] = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals']);
     const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;

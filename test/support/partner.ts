@@ -2,15 +2,38 @@ import type { Statement } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { accountStore, type AccountStore } from '../../src/partner/accounts/store.js';
-import { createApp } from '../../src/partner/app.js';
-import type { Clock } from '../../src/lib/clock.js';
+import type { AccountStore } from '../../src/partner/accounts/store.js';
+import { createApp, type PartnerCore } from '../../src/partner/app.js';
+import { buildProvider, partnerCore } from '../../src/partner/assemble.js';
+import { systemClock, type Clock } from '../../src/lib/clock.js';
+import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
-import { invitationStore, type InvitationStore } from '../../src/partner/invitations/store.js';
+import type { InvitationStore } from '../../src/partner/invitations/store.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import type { Provider } from '../../src/partner/provider/types.js';
+
+/**
+ * The demo provider on `db`, built as the server builds it (its tables migrated first), with a
+ * candidate link that is only a name.
+ */
+export function demoOn(
+  db: Db,
+  options: { kind?: PartnerKind; clock?: Clock; candidateUrl?: (reportId: string) => string; passMark?: number } = {},
+): Provider {
+  const kind = options.kind ?? 'assessment';
+  const clock = options.clock ?? systemClock;
+  return buildProvider(demoProvider(options.passMark === undefined ? {} : { passMark: options.passMark }), {
+    db,
+    clock,
+    kind,
+    logger: createLogger('silent'),
+    publicUrl: 'http://partner.test',
+    candidateUrl: options.candidateUrl ?? ((id) => `http://partner.test/take/${id}`),
+    reports: partnerCore(db, clock, { kind }).results,
+  });
+}
 
 /** A clock tests move by hand. */
 export function fakeClock(start = Date.parse('2026-11-01T09:00:00Z')): Clock & { advance(ms: number): void; set(ms: number): void } {
@@ -33,6 +56,8 @@ export interface PartnerHarness {
   clock: ReturnType<typeof fakeClock>;
   accounts: AccountStore;
   invitations: InvitationStore;
+  /** The stores and lifecycle the app was built with. */
+  core: PartnerCore;
   provider: Provider;
   /** A new account with tests; returns its token and the ids of its tests. */
   customer(name: string, tests?: string[], companyId?: number): { accountId: number; token: string; testIds: number[] };
@@ -53,22 +78,25 @@ export function partnerHarness(
   const db = openDb(dbFile);
   const clock = fakeClock();
   options.beforeApp?.(db);
-  const provider = options.provider?.(db) ?? demoProvider(db, { candidateUrl: (id) => `http://partner.test/take/${id}` });
+  const provider = options.provider?.(db) ?? demoOn(db, { clock });
+  const core = partnerCore(db, clock, { kind: provider.kind });
   const app = createApp({
     config: { bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024, trustProxy: false },
     db,
     logger: createLogger('silent'),
     clock,
     provider,
+    core,
   });
-  const accounts = accountStore(db, clock);
+  const accounts: AccountStore = core.accounts;
   return {
     app,
     db,
     dbFile,
     clock,
     accounts,
-    invitations: invitationStore(db, clock),
+    invitations: core.invitations,
+    core,
     provider,
     customer(name, tests = ['JavaScript', 'SQL'], companyId) {
       const { account, token } = accounts.create(name);

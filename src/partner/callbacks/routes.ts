@@ -72,7 +72,10 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     if (account.companyId !== body.company_id) {
       throw forbidden('This token is not connected to this company');
     }
-    const test = await provider.findTest(account, body.test_id);
+    // Ids are listed as numbers or strings and come back as strings: compare as strings.
+    const test = provider.findTest
+      ? await provider.findTest(account, body.test_id)
+      : (await provider.listTests(account)).find((t) => String(t.id) === body.test_id);
     if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
 
     const outcome = await deps.createInvitation({

@@ -1,4 +1,4 @@
-import type { InvitationToStart, ProviderInvitation } from '../provider/types.js';
+import type { InvitationToStart, Provider, ProviderInvitation, ResultDetail } from '../provider/types.js';
 import type { Invitation } from './store.js';
 
 /** The kit's invitation as the provider sees it when starting it (the starter, the dashboard's resend). */
@@ -18,3 +18,13 @@ export const toProviderInvitation = (i: Invitation): ProviderInvitation => ({
   testName: i.testName,
   openedAt: i.openedAt,
 });
+
+/**
+ * What the results page and the dashboard show under a finished result: the provider's details
+ * when it keeps them (`resultDetails`), else those the vendor's product pushed with the result.
+ */
+export async function resultDetailsOf(provider: Provider, invitation: Invitation): Promise<readonly ResultDetail[]> {
+  if (invitation.status === 'sent') return [];
+  if (provider.resultDetails) return provider.resultDetails(toProviderInvitation(invitation));
+  return invitation.details ?? [];
+}

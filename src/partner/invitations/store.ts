@@ -2,6 +2,8 @@ import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { ReportStatus } from '../../contract/decisions.js';
 import type { Db } from '../../lib/db.js';
+import type { ResultDetail } from '../provider/types.js';
+import type { ProgressStage } from './lifecycle.js';
 
 export interface NewInvitation {
   reportId: string;
@@ -29,6 +31,8 @@ export interface Invitation extends NewInvitation {
   score: string | null;
   subtitle: string | null;
   properties: { label: string; value: string }[];
+  /** Details pushed with the result by the vendor's product (for the results page); null when none. */
+  details: ResultDetail[] | null;
   canceledAt: string | null;
   canceledBy: 'platform' | 'vendor' | null;
   createdAt: string;
@@ -58,6 +62,7 @@ interface Row {
   score: string | null;
   subtitle: string | null;
   properties: string;
+  details: string | null;
   canceled_at: string | null;
   canceled_by: 'platform' | 'vendor' | null;
   created_at: string;
@@ -87,6 +92,15 @@ export function invitationStore(db: Db, clock: Clock) {
   );
   const opened = db.prepare<[string, string, string]>(
     'UPDATE invitations SET opened_at = ?, updated_at = ? WHERE report_id = ? AND opened_at IS NULL',
+  );
+  const openedEvent = db.prepare<[string, string]>(
+    `INSERT INTO invitation_events (report_id, stage, at) VALUES (?, 'opened', ?) ON CONFLICT (report_id, stage) DO NOTHING`,
+  );
+  const markOpened = db.transaction((reportId: string, now: string) => {
+    if (opened.run(now, now, reportId).changes === 1) openedEvent.run(reportId, now);
+  });
+  const eventsOf = db.prepare<[string], { stage: ProgressStage; at: string }>(
+    'SELECT stage, at FROM invitation_events WHERE report_id = ? ORDER BY at, id',
   );
   const dueStarts = db.prepare<[string, number], Row>(
     `SELECT * FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= ?
@@ -136,8 +150,12 @@ export function invitationStore(db: Db, clock: Clock) {
 
     /** The candidate opened the link for the first time. */
     markOpened(reportId: string): void {
-      const now = isoAt(clock.now());
-      opened.run(now, now, reportId);
+      markOpened(reportId, isoAt(clock.now()));
+    },
+
+    /** How far the candidate got (opened, started, in review), oldest first: for the dashboard. */
+    progressOf(reportId: string): { stage: ProgressStage; at: string }[] {
+      return eventsOf.all(reportId);
     },
 
     /** Invitations whose provider start is due (new ones, and failed starts whose retry time has come). */
@@ -175,6 +193,7 @@ function toInvitation(r: Row): Invitation {
     score: r.score,
     subtitle: r.subtitle,
     properties: JSON.parse(r.properties) as Invitation['properties'],
+    details: r.details === null ? null : (JSON.parse(r.details) as ResultDetail[]),
     canceledAt: r.canceled_at,
     canceledBy: r.canceled_by,
     createdAt: r.created_at,

@@ -70,13 +70,18 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
     return { invitation, token: token as string };
   };
 
+  /** A test the provider cannot show here: taken in the vendor's own product, or no longer offered. */
+  const unavailable = (res: Response, text = `This ${wording.noun} is not taken on this page. Please use the link in your invitation e-mail.`) =>
+    renderMessage(res, 410, { title: 'No longer available', text });
+
   const showTask = async (
     res: Response,
     opened: { invitation: Invitation; token: string },
     state: { errors?: Record<string, string>; values?: Record<string, unknown> } = {},
     status = 200,
   ) => {
-    const task: CandidateTask = await provider.candidateTask(toProviderInvitation(opened.invitation));
+    const task: CandidateTask | undefined = await provider.candidateTask?.(toProviderInvitation(opened.invitation));
+    if (!task || task.kind === 'unavailable') return unavailable(res, task?.text);
     renderPage(
       res,
       './candidate/task',
@@ -105,7 +110,8 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
     const fields = (req.body ?? {}) as Record<string, unknown>;
     const opened = open(res, fields.token);
     if (!opened) return;
-    const submission = await provider.submit(toProviderInvitation(opened.invitation), fields);
+    const submission = await provider.submit?.(toProviderInvitation(opened.invitation), fields);
+    if (!submission || submission.outcome === 'unavailable') return unavailable(res, submission?.text);
     if (submission.outcome === 'invalid') {
       return showTask(res, opened, { errors: submission.errors, values: fields }, 422);
     }

@@ -13,7 +13,7 @@ import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
 import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
-import { toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
+import { resultDetailsOf, toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
 import { linkify, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
 import { pageErrors, renderPage } from './render.js';
 
@@ -150,7 +150,8 @@ export function dashboard(deps: DashboardDeps): Router {
       updates: reports.ofReport(invitation.reportId),
       attempts: reports.attemptsOf(invitation.reportId),
       mails: mail.ofReport(invitation.reportId),
-      details: invitation.status === 'sent' ? [] : await provider.resultDetails(toProviderInvitation(invitation)),
+      details: await resultDetailsOf(provider, invitation),
+      progress: invitations.progressOf(invitation.reportId),
     });
   });
 

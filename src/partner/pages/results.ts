@@ -4,7 +4,7 @@ import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { InvitationStore } from '../invitations/store.js';
 import type { Provider } from '../provider/types.js';
-import { toProviderInvitation } from '../invitations/for-provider.js';
+import { resultDetailsOf } from '../invitations/for-provider.js';
 import { pageErrors, renderMessage, renderPage } from './render.js';
 
 /**
@@ -32,7 +32,7 @@ export function resultsPage(deps: {
           : 'The link is incomplete or was changed. Open it again from the report on the platform.',
       }, { vendor: deps.vendorName });
     }
-    const details = invitation.status === 'sent' ? [] : await deps.provider.resultDetails(toProviderInvitation(invitation));
+    const details = await resultDetailsOf(deps.provider, invitation);
     renderPage(res, './results', {
       pageTitle: `${invitation.firstName} ${invitation.lastName} · ${invitation.testName}`,
       invitation,

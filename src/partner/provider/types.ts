@@ -1,12 +1,23 @@
 import type { Account } from '../accounts/store.js';
 import type { PartnerKind } from '../../contract/decisions.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/http/logger.js';
+import type { VendorReports } from '../results/reports.js';
 
 /**
  * The seam between this kit and the vendor's product. The kit owns the platform side (tokens,
  * callbacks, invitations keyed by report_id, e-mail, report delivery, the pages' plumbing); a
- * provider owns what the candidate takes and how it is judged. A fork replaces `demo/` with a module
- * that talks to its own product and passes it to `createApp` — the callbacks and pages only ever
- * reach the product through this interface.
+ * provider owns what the candidate takes and how it is judged. A fork writes one module that talks
+ * to its own product and passes it to `startPartner` (src/partner/index.ts) — the callbacks and
+ * pages only ever reach the product through this interface.
+ *
+ * Two shapes of product fit it:
+ * - the test is taken on the kit's own candidate page (`/take`): `candidateTask` and `submit`
+ *   say what the candidate sees and how it is judged (the demo provider, `demo/`);
+ * - the test is taken in the vendor's product: `startInvitation` creates it there and returns its
+ *   link; the product pushes the result back (`POST /vendor/reports/{id}/result`, or
+ *   `partner.reports.complete(…)` in process), and the kit's page is not used.
  */
 export interface Provider {
   /** What this product is; decides the wording of e-mails and pages and what a result may carry. */
@@ -15,35 +26,93 @@ export interface Provider {
   /** The tests this customer account may send, in the order the platform should show them. */
   listTests(account: Account): Promise<readonly ProviderTest[]>;
 
-  /** One test by the id the platform sends back, always as a string; undefined when unknown. */
-  findTest(account: Account, testId: string): Promise<ProviderTest | undefined>;
+  /**
+   * One test by the id the platform sends back, always as a string; undefined when unknown.
+   * Without it, the kit looks the id up in `listTests`.
+   */
+  findTest?(account: Account, testId: string): Promise<ProviderTest | undefined>;
 
   /**
    * Starts the candidate's test in the vendor's product. Called once per invitation, after the
    * platform has had its answer, and retried when it throws; it must be safe to call again for the
    * same `reportId` (the dashboard's "resend invitation" calls it again for a fresh link). Returns
-   * the link the candidate is invited to.
+   * the link the candidate is invited to: the kit's candidate page (`kit.candidateUrl(reportId)`)
+   * or a page of the vendor's product.
    */
   startInvitation(invitation: InvitationToStart): Promise<{ candidateUrl: string }>;
 
-  /** What the candidate does on the kit's candidate page. */
-  candidateTask(invitation: ProviderInvitation): Promise<CandidateTask>;
+  /** What the candidate does on the kit's candidate page. Absent when the test is taken in the vendor's product. */
+  candidateTask?(invitation: ProviderInvitation): Promise<CandidateTask>;
 
   /**
    * The candidate's submission from the candidate page (the form's fields). Returns the result when
    * it is known at once (a scored quiz), `pending` when the vendor decides later (a check), or the
-   * problems to show the candidate, field by field.
+   * problems to show the candidate, field by field. Absent when the test is taken in the vendor's product.
    */
-  submit(invitation: ProviderInvitation, form: Record<string, unknown>): Promise<Submission>;
+  submit?(invitation: ProviderInvitation, form: Record<string, unknown>): Promise<Submission>;
 
   /**
    * A vendor-side decision from the dashboard (checks): the operator records the outcome. Absent
-   * for products whose results only come from the candidate's submission.
+   * for products whose results only come from the candidate's submission or the product itself.
    */
   decide?(invitation: ProviderInvitation, decision: Decision): Promise<ProviderResult>;
 
-  /** Details for the recruiter's results page (e.g. answers per question); [] when there are none. */
-  resultDetails(invitation: ProviderInvitation): Promise<readonly ResultDetail[]>;
+  /** Details for the recruiter's results page (e.g. answers per question); [] or absent when there are none. */
+  resultDetails?(invitation: ProviderInvitation): Promise<readonly ResultDetail[]>;
+
+  /**
+   * A catalog the kit can add tests to: `npm run accounts -- create "Acme" --test "SQL"` and the
+   * demo account of DEMO_SEED use it. Absent when tests live in the vendor's product.
+   */
+  catalog?: ProviderCatalog;
+}
+
+/** What the kit hands a provider factory: what a provider may need to build itself. */
+export interface ProviderKit {
+  /** The partner's SQLite database, the provider's own tables migrated (`ProviderFactory.migrations`). */
+  db: Db;
+  clock: Clock;
+  /** PARTNER_KIND: what this partner is registered as. */
+  kind: PartnerKind;
+  logger: Logger;
+  /**
+   * Where the platform, candidates and your product reach this server (PUBLIC_URL): a product that
+   * posts results back is told `${publicUrl}/vendor/reports/${reportId}/result`.
+   */
+  publicUrl: string;
+  /** The kit's own candidate page for a report, as a signed link (for products taken on the kit's page). */
+  candidateUrl(reportId: string): string;
+  /** Results pushed from the product in process (the same lifecycle as `POST /vendor/reports/{id}/result`). */
+  reports: VendorReports;
+}
+
+/**
+ * Builds the provider once the kit has its database and links. A factory may bring tables of its
+ * own: `migrations` are applied before it is called (see `ProviderMigrations`).
+ */
+export interface ProviderFactory {
+  (kit: ProviderKit): Provider;
+  migrations?: ProviderMigrations;
+}
+
+/**
+ * A provider's own SQL migrations: the `NNN_name.sql` files of `dir`, applied in order after the
+ * kit's, each once. They are tracked apart from the kit's (which `PRAGMA user_version` counts), in
+ * the `schema_migrations` table, as `prefix/NNN_name.sql`; `prefix` names the provider (e.g. "demo").
+ */
+export interface ProviderMigrations {
+  dir: string;
+  prefix: string;
+}
+
+/** A provider as `startPartner` takes it: the object itself, or a factory given the kit. */
+export type ProviderSource = Provider | ProviderFactory;
+
+export interface ProviderCatalog {
+  /** Adds tests by name to the account's catalog; returns them as `listTests` will list them. */
+  addTests(accountId: number, names: readonly string[]): readonly ProviderTest[] | Promise<readonly ProviderTest[]>;
+  /** The tests the demo account gets (DEMO_SEED); none when absent. */
+  sampleTests?: readonly string[];
 }
 
 export interface ProviderTest {
@@ -69,9 +138,14 @@ export interface ProviderInvitation {
   openedAt: string | null;
 }
 
+/**
+ * What the candidate page shows: a quiz, a consent form, or — when the test cannot be taken any
+ * more (removed from the catalog, say) — why not, which the kit shows as a "no longer available" page.
+ */
 export type CandidateTask =
   | { kind: 'quiz'; intro: string; questions: readonly Question[] }
-  | { kind: 'consent'; intro: string; statements: readonly string[] };
+  | { kind: 'consent'; intro: string; statements: readonly string[] }
+  | { kind: 'unavailable'; text: string };
 
 export interface Question {
   /** The form field the answer comes back in. */
@@ -83,7 +157,8 @@ export interface Question {
 export type Submission =
   | { outcome: 'result'; result: ProviderResult }
   | { outcome: 'pending' }
-  | { outcome: 'invalid'; errors: Record<string, string> };
+  | { outcome: 'invalid'; errors: Record<string, string> }
+  | { outcome: 'unavailable'; text: string };
 
 /**
  * A finished test or check. `score` is shown in the platform's badge (at most 5 characters);

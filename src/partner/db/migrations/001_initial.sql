@@ -92,27 +92,6 @@ CREATE INDEX invitations_to_start ON invitations(next_start_at) WHERE started_at
 -- The dashboard's newest-first list; it only ever grows at its end.
 CREATE INDEX invitations_by_created ON invitations(created_at);
 
--- The demo provider's questions, per test. `choices` is a JSON array of strings; `answer` is the
--- index of the right one.
-CREATE TABLE demo_questions (
-  id          INTEGER PRIMARY KEY,
-  test_id     INTEGER NOT NULL REFERENCES tests(id) ON DELETE CASCADE,
-  position    INTEGER NOT NULL,
-  prompt      TEXT NOT NULL,
-  choices     TEXT NOT NULL,
-  answer      INTEGER NOT NULL,
-  UNIQUE (test_id, position)
-);
-
--- What a candidate answered in a demo test: JSON {question id: choice index}.
-CREATE TABLE demo_answers (
-  report_id   TEXT PRIMARY KEY REFERENCES invitations(report_id) ON DELETE CASCADE,
-  answers     TEXT NOT NULL,
-  correct     INTEGER NOT NULL,
-  total       INTEGER NOT NULL,
-  created_at  TEXT NOT NULL
-) WITHOUT ROWID;
-
 -- E-mail to send. A row holds the intent (which e-mail, for which invitation); the message is
 -- rendered when it is sent, so the link's lifetime starts then. `message` is the e-mail as
 -- nodemailer's JSON transport rendered it, kept with its row (the dashboard shows it; erasing a

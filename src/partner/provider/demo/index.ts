@@ -1,31 +1,32 @@
+import { fileURLToPath } from 'node:url';
 import type { Account } from '../../accounts/store.js';
-import type { Clock } from '../../../lib/clock.js';
 import { isoAt } from '../../../lib/clock.js';
 import type { PartnerKind } from '../../../contract/decisions.js';
-import type { Db } from '../../../lib/db.js';
 import { readCache } from '../../../lib/perf/read-cache.js';
-import { AppError } from '../../../lib/errors.js';
 import type {
   CandidateTask,
   Decision,
   InvitationToStart,
   Provider,
+  ProviderFactory,
   ProviderInvitation,
+  ProviderKit,
+  ProviderMigrations,
   ProviderResult,
   ProviderTest,
   ResultDetail,
   Submission,
 } from '../types.js';
-import { demoQuestions, type StoredQuestion } from './catalog.js';
+import { addDemoTests, DEMO_CATALOG, demoQuestions, type StoredQuestion } from './catalog.js';
+import { demoSettings, type DemoSettings } from './settings.js';
 
-export interface DemoProviderOptions {
-  /** The link a candidate is invited to (the kit's candidate page, signed). */
-  candidateUrl: (reportId: string) => string;
-  kind?: PartnerKind;
-  /** Percentage of right answers needed to pass (PASS_MARK). */
-  passMark?: number;
-  clock?: Clock;
-}
+/** The demo's own tables (demo_questions, demo_answers), applied after the kit's. */
+export const DEMO_MIGRATIONS: ProviderMigrations = {
+  dir: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  prefix: 'demo',
+};
+
+const UNAVAILABLE = 'This test is no longer offered. Please contact the recruiter.';
 
 /** Check outcomes as the platform's badge shows them (at most 5 characters). */
 const CHECK_SCORES: Record<Exclude<PartnerKind, 'assessment'>, Record<Decision, string>> = {
@@ -39,10 +40,19 @@ const CHECK_SCORES: Record<Exclude<PartnerKind, 'assessment'>, Record<Decision, 
  * against the pass mark; the check kinds ask the candidate for consent and are decided by an
  * operator in the dashboard. It shows the shape of a provider; a vendor replaces it with one that
  * calls their product's API.
+ *
+ * Its settings (PASS_MARK) are read from the environment when the kit builds it, unless given
+ * here; a bad value stops start-up like the kit's own settings do (README.md beside this file).
  */
-export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
-  const kind = options.kind ?? 'assessment';
-  const passMark = options.passMark ?? 60;
+export function demoProvider(settings?: Partial<DemoSettings>): ProviderFactory {
+  return Object.assign((kit: ProviderKit) => createDemoProvider(kit, { ...demoSettings(process.env), ...settings }), {
+    migrations: DEMO_MIGRATIONS,
+  });
+}
+
+function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider {
+  const { db, kind, clock } = kit;
+  const { passMark } = settings;
   const testsOf = db.prepare<[number], ProviderTest>('SELECT id, name FROM tests WHERE account_id = ? ORDER BY id');
   const testById = db.prepare<[number, number], { id: number; name: string }>(
     'SELECT id, name FROM tests WHERE id = ? AND account_id = ?',
@@ -58,9 +68,10 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
   const catalog = readCache<number, readonly ProviderTest[]>(db, { max: 10_000 });
   const testsOfAccount = (account: Account) => catalog.get(account.id, (id) => Object.freeze(testsOf.all(id)))!;
 
-  const questionsOf = (invitation: ProviderInvitation): StoredQuestion[] => {
+  /** The test's questions; undefined when the test was removed from the account's catalog. */
+  const questionsOf = (invitation: ProviderInvitation): StoredQuestion[] | undefined => {
     const test = /^\d{1,15}$/.test(invitation.testId) ? testById.get(Number(invitation.testId), invitation.accountId) : undefined;
-    if (!test) throw new AppError(410, 'gone', 'This test is no longer offered. Please contact the recruiter.');
+    if (!test) return undefined;
     questions.ensure(test.id, test.name);
     return questions.of(test.id);
   };
@@ -80,7 +91,7 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
     },
 
     async startInvitation(invitation: InvitationToStart) {
-      return { candidateUrl: options.candidateUrl(invitation.reportId) };
+      return { candidateUrl: kit.candidateUrl(invitation.reportId) };
     },
 
     async candidateTask(invitation: ProviderInvitation): Promise<CandidateTask> {
@@ -97,10 +108,12 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
               : ['I consent to being contacted about my references and to the referees sharing their view of my work.'],
         };
       }
+      const qs = questionsOf(invitation);
+      if (!qs) return { kind: 'unavailable', text: UNAVAILABLE };
       return {
         kind: 'quiz',
         intro: `Answer every question, then submit. You can take as long as you need; pass mark ${passMark}%.`,
-        questions: questionsOf(invitation).map((q) => ({
+        questions: qs.map((q) => ({
           field: field(q),
           prompt: q.prompt,
           choices: q.choices.map((label, i) => ({ value: String(i), label })),
@@ -115,6 +128,7 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
           : { outcome: 'invalid', errors: { consent: 'Tick the box to give your consent.' } };
       }
       const qs = questionsOf(invitation);
+      if (!qs) return { outcome: 'unavailable', text: UNAVAILABLE };
       const errors: Record<string, string> = {};
       const chosen: Record<string, number> = {};
       for (const q of qs) {
@@ -128,7 +142,7 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
       const correct = qs.filter((q) => chosen[q.id] === q.answer).length;
       const total = qs.length;
       const percent = total === 0 ? 0 : Math.round((correct / total) * 100);
-      const now = options.clock?.now() ?? Date.now();
+      const now = clock.now();
       saveAnswers.run(invitation.reportId, JSON.stringify(chosen), correct, total, isoAt(now));
       const properties = [
         { label: 'Correct answers', value: `${correct} of ${total}` },
@@ -157,12 +171,17 @@ export function demoProvider(db: Db, options: DemoProviderOptions): Provider {
       },
     }),
 
+    catalog: {
+      addTests: (accountId: number, names: readonly string[]) => addDemoTests(db, clock, accountId, names),
+      sampleTests: DEMO_CATALOG[kind],
+    },
+
     async resultDetails(invitation: ProviderInvitation): Promise<readonly ResultDetail[]> {
       if (kind !== 'assessment') return [];
       const row = answersOf.get(invitation.reportId);
       if (!row) return [];
       const chosen = JSON.parse(row.answers) as Record<string, number>;
-      return questionsOf(invitation).map((q) => {
+      return (questionsOf(invitation) ?? []).map((q) => {
         const pick = chosen[q.id];
         return {
           label: q.prompt,

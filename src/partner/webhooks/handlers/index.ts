@@ -7,8 +7,8 @@ export type { CancelInvitation, HandlerContext, WebhookHandler } from './types.j
 /**
  * The handlers the kit ships, by event type. Events without one (new_candidate,
  * candidate_assigned, the offer events, and types the platform may add) are recorded for the
- * dashboard by `recordEvent`. A fork adds or replaces entries here, or passes its own map to the
- * processor.
+ * dashboard by `recordEvent`. A fork passes its own map to `startPartner({ webhookHandlers })`,
+ * spreading these (`defaultWebhookHandlers` in src/partner/index.ts) to add or replace one.
  */
 export const DEFAULT_HANDLERS: Readonly<Record<string, WebhookHandler>> = {
   candidate_deleted: candidateDeleted,

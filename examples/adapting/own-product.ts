@@ -1,0 +1,31 @@
+// examples/adapting/own-product.ts — the candidate takes the test in your product, which reports back.
+import { defaultWebhookHandlers, runPartner, type Provider, type ProviderKit, type ProviderTest } from '../../src/partner/index.js';
+
+const PRODUCT_URL = process.env.PRODUCT_URL ?? 'https://api.my-product.example';
+
+const myProduct = (kit: ProviderKit): Provider => ({
+  kind: kit.kind,
+  listTests: async () => (await (await fetch(`${PRODUCT_URL}/api/tests`)).json()) as ProviderTest[],
+  async startInvitation(invitation) {
+    // Your product must give the same test for a report_id it has seen: the kit retries failed starts.
+    const res = await fetch(`${PRODUCT_URL}/api/assessments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        report_id: invitation.reportId,
+        test_id: invitation.testId,
+        email: invitation.candidate.email,
+        results_url: `${kit.publicUrl}/vendor/reports/${invitation.reportId}/result`,
+      }),
+    });
+    if (!res.ok) throw new Error(`my product answered ${res.status}`); // retried with backoff
+    return { candidateUrl: ((await res.json()) as { url: string }).url };
+  },
+});
+
+export const partner = await runPartner({
+  provider: myProduct,
+  webhookHandlers: { ...defaultWebhookHandlers, new_candidate: (event) => `seen candidate event ${event.id}` },
+});
+// The result: your product POSTs it to results_url, signed (docs/results-endpoint.md) — or, from
+// code in this process: partner.reports.complete(reportId, { score: '87%', subtitle: '13 of 15' }).

@@ -1,0 +1,170 @@
+import type { DestinationStream } from 'pino';
+import type { Dispatcher } from 'undici';
+import { accountStore } from './accounts/store.js';
+import { createApp, type PartnerCore, type PartnerRoutes } from './app.js';
+import type { Clock } from '../lib/clock.js';
+import { ConfigError, type Config } from './config.js';
+import { migrateNamed, type Db } from '../lib/db.js';
+import type { Logger } from '../lib/http/logger.js';
+import type { Pause } from '../lib/perf/requests-first.js';
+import type { PartnerKind } from '../contract/decisions.js';
+import { invitationLifecycle } from './invitations/lifecycle.js';
+import { invitationLinks, type InvitationLinks } from './invitations/links.js';
+import { invitationStore } from './invitations/store.js';
+import { invitationStarter } from './invitations/starter.js';
+import { mailOutbox } from './mail/outbox.js';
+import { mailSender } from './mail/sender.js';
+import type { Mailer } from './mail/transport.js';
+import type { Provider, ProviderKit, ProviderSource } from './provider/types.js';
+import { reportOutbox } from './reports/outbox.js';
+import { vendorReports } from './results/reports.js';
+import { deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
+import type { WebhookHandler } from './webhooks/handlers/index.js';
+import { webhookProcessor } from './webhooks/processor.js';
+
+export interface AssembleDeps {
+  db: Db;
+  logger: Logger;
+  /** Where `logger` writes; the access log writes there too. */
+  logDestination?: DestinationStream;
+  clock: Clock;
+  /** Where candidates and the platform reach this server (links, report urls). */
+  publicUrl: string;
+  mailer: Mailer;
+  dispatcher: Dispatcher;
+  /** The vendor's product: a provider, or a factory given the kit (its migrations applied first). */
+  provider: ProviderSource;
+  /** By webhook event type; the kit's handlers (`defaultWebhookHandlers`) by default. */
+  webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  /** Routes of the fork's own, mounted after the kit's. */
+  routes?: PartnerRoutes;
+  deliveryTimeouts?: DeliveryTimeouts;
+  random?: () => number;
+  onInvitationCreated?: () => void;
+  /** Called after something was queued for the mail sender or the delivery worker. */
+  wake?: () => void;
+  /** Called after a webhook event was stored for the webhook processor. */
+  onWebhookStored?: () => void;
+  /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
+  pause?: Pause;
+}
+
+/**
+ * The stores, the invitation lifecycle over them and the vendor results API: built once, and
+ * shared by the app (callbacks, pages, the results endpoint) and the workers, so every change of
+ * an invitation goes through the one lifecycle.
+ */
+export function partnerCore(
+  db: Db,
+  clock: Clock,
+  options: { kind: PartnerKind; links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>; wake?: () => void },
+): PartnerCore {
+  const accounts = accountStore(db, clock);
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const mail = mailOutbox(db, clock);
+  const lifecycle = invitationLifecycle({ db, clock, kind: options.kind, reports, mail, links: options.links, wake: options.wake });
+  return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
+}
+
+/**
+ * The provider from what a fork passed: a factory gets its migrations applied (after the kit's,
+ * tracked in `schema_migrations`) and is called with the kit; an object is taken as it is. Its kind
+ * must be the partner's (PARTNER_KIND), or the platform would refuse what the kit sends.
+ */
+export function buildProvider(source: ProviderSource, kit: ProviderKit): Provider {
+  let provider: Provider;
+  if (typeof source === 'function') {
+    if (source.migrations) migrateNamed(kit.db, source.migrations.dir, source.migrations.prefix);
+    provider = source(kit);
+  } else {
+    provider = source;
+  }
+  if (provider.kind !== kit.kind) {
+    throw new ConfigError([`PARTNER_KIND: is ${kit.kind}, but the provider is a ${provider.kind} provider (use kit.kind, or set PARTNER_KIND=${provider.kind})`]);
+  }
+  return provider;
+}
+
+/**
+ * The partner's parts, wired — the one place they are: the provider, the stores and lifecycle
+ * (`partnerCore`), the app, and the workers that run after the platform has had its answer — the
+ * invitation starter, the mail sender, the report delivery worker and the webhook processor.
+ * `startPartner` runs the workers in background loops; tests call their `runOnce` with a fake clock.
+ */
+export function assemble(config: Config, deps: AssembleDeps) {
+  const { db, logger, clock, publicUrl } = deps;
+  const links = invitationLinks({ ...config.links, publicUrl, clock });
+  const core = partnerCore(db, clock, { kind: config.kind, links, wake: deps.wake });
+  const { invitations, reports, mail, lifecycle } = core;
+  const provider = buildProvider(deps.provider, {
+    db,
+    clock,
+    kind: config.kind,
+    logger,
+    publicUrl,
+    candidateUrl: links.candidateUrl,
+    reports: core.results,
+  });
+  const starter = invitationStarter({
+    invitations,
+    provider,
+    clock,
+    logger,
+    random: deps.random,
+    markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
+    inTransaction: (fn) => db.transaction(fn)(),
+    pause: deps.pause,
+  });
+  const sender = mailSender({
+    db,
+    outbox: mail,
+    invitations,
+    mailer: deps.mailer,
+    clock,
+    logger,
+    kind: config.kind,
+    random: deps.random,
+    pause: deps.pause,
+    concurrency: config.mail.maxConnections,
+  });
+  const worker = deliveryWorker({
+    outbox: reports,
+    clock,
+    logger,
+    dispatcher: deps.dispatcher,
+    platform: config.platform,
+    timeouts: deps.deliveryTimeouts,
+    random: deps.random,
+  });
+  const webhooks = webhookProcessor({
+    db,
+    clock,
+    logger,
+    random: deps.random,
+    handlers: deps.webhookHandlers,
+    cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
+  });
+  const app = createApp({
+    config,
+    db,
+    logger,
+    logDestination: deps.logDestination,
+    clock,
+    provider,
+    core,
+    routes: deps.routes,
+    onInvitationCreated: deps.onInvitationCreated,
+    onQueued: deps.wake,
+    onWebhookStored: deps.onWebhookStored,
+    web: {
+      links,
+      publicUrl,
+      admin: config.admin,
+      platform: { url: config.platform.url, codename: config.platform.codename },
+      mailSettings: config.mail,
+      deliveriesWaiting: () => worker.waiting(),
+    },
+  });
+  return { app, links, provider, ...core, starter, sender, worker, webhooks };
+}

@@ -1,0 +1,40 @@
+/**
+ * The partner kit's public entry point: everything a fork's module imports. A fork writes one
+ * provider for its product and passes it in:
+ *
+ *   import { runPartner, type ProviderKit, type Provider } from './src/partner/index.js';
+ *   const myProduct = (kit: ProviderKit): Provider => ({ kind: kit.kind, … });
+ *   await runPartner({ provider: myProduct });
+ *
+ * Results come back whichever way the product produces them: submitted on the kit's candidate
+ * page (`candidateTask`/`submit`), pushed in process (`partner.reports.complete(…)`), or posted
+ * over HTTP to `POST /vendor/reports/{report_id}/result` (docs/results-endpoint.md).
+ */
+export { startPartner, runPartner, type StartOptions, type RunningPartner, type MainOverrides } from './start.js';
+export { loadConfig, ConfigError, type Config } from './config.js';
+export type {
+  Provider,
+  ProviderKit,
+  ProviderFactory,
+  ProviderSource,
+  ProviderMigrations,
+  ProviderCatalog,
+  ProviderTest,
+  ProviderInvitation,
+  ProviderResult,
+  InvitationToStart,
+  CandidateTask,
+  Question,
+  Submission,
+  Decision,
+  ResultDetail,
+} from './provider/types.js';
+export type { Account } from './accounts/store.js';
+export { InvalidResultError, type VendorReports, type VendorResult, type ReportOutcome, type ProgressStage } from './results/reports.js';
+export { signVendorResult, VENDOR_SIGNATURE_HEADER } from './results/signature.js';
+export { VENDOR_RESULTS_PATH } from './results/routes.js';
+export type { PartnerRoutes } from './app.js';
+export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './webhooks/handlers/index.js';
+export type { WebhookHandler, HandlerContext, CancelInvitation } from './webhooks/handlers/index.js';
+export type { ReceivedEvent } from './webhooks/inbox.js';
+export type { PartnerKind } from '../contract/decisions.js';

@@ -1,0 +1,225 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { accountStore } from './accounts/store.js';
+import { demoTokenFile, seedDemoAccount } from './accounts/demo-seed.js';
+import type { PartnerRoutes } from './app.js';
+import { assemble } from './assemble.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDb } from './db/open.js';
+import { createLogger, logDestination } from '../lib/http/logger.js';
+import { requestsFirst } from '../lib/perf/requests-first.js';
+import { backgroundLoop } from './jobs/loop.js';
+import { createMailer, type Mailer } from './mail/transport.js';
+import type { ProviderSource } from './provider/types.js';
+import type { VendorReports } from './results/reports.js';
+import { deliveryAgent, type DeliveryTimeouts } from './reports/worker.js';
+import type { WebhookHandler } from './webhooks/handlers/index.js';
+import { loadEnvFile } from '../lib/env-file.js';
+import { appServer } from '../lib/perf/app-server.js';
+
+/** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
+export interface MainOverrides {
+  clock?: Clock;
+  dispatcher?: Dispatcher;
+  deliveryTimeouts?: DeliveryTimeouts;
+  mailer?: Mailer;
+  /** How often the background loops look for due work (default 1 s). */
+  pollIntervalMs?: number;
+}
+
+export interface StartOptions {
+  /** Every setting; `loadConfig(process.env)` when not given. */
+  config?: Config;
+  /** The vendor's product: a `Provider`, or a factory `(kit) => Provider` (see provider/types.ts). */
+  provider: ProviderSource;
+  /** By webhook event type; `defaultWebhookHandlers` when not given. Spread them to add or replace one. */
+  webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  /** Routes of your own (a callback of your product, say), mounted after the kit's. */
+  routes?: PartnerRoutes;
+  /** For tests. */
+  overrides?: MainOverrides;
+}
+
+export interface RunningPartner {
+  server: Server;
+  /** Where the platform and candidates reach this server (PUBLIC_URL, or the address it listens on). */
+  publicUrl: string;
+  /** Results pushed by your product in process: complete, fail, progress, cancel. */
+  reports: VendorReports;
+  /** Stops accepting, lets in-flight work finish within SHUTDOWN_GRACE_SECONDS, closes the database. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The partner server with your provider: opens the database, listens, runs the background loops
+ * (invitation starter, mail sender, report delivery, webhook processor) and returns what you
+ * need to push results and to stop it. One process per database.
+ */
+export async function startPartner(options: StartOptions): Promise<RunningPartner> {
+  const config = options.config ?? loadConfig(process.env);
+  const overrides = options.overrides ?? {};
+  const logStream = logDestination(config.logFormat);
+  const logger = createLogger(config.logLevel, logStream, { server: 'partner' });
+  const clock = overrides.clock ?? systemClock;
+  if (config.links.developmentKey) {
+    // Allowed only on a loopback public URL (config.ts); still, whoever reaches it can forge links.
+    logger.warn(
+      'candidate and results links are signed with the public development key (CANDIDATE_LINK_SECRET is not set): anyone can forge them. ' +
+        'Set CANDIDATE_LINK_SECRET (e.g. `openssl rand -base64 48`) before anyone else can reach this server',
+    );
+  }
+  const db = openDb(config.databasePath);
+
+  // Listen first: with PORT=0 and no PUBLIC_URL, links must name the port actually chosen.
+  const { server, serve } = appServer();
+  // Explicit timeouts: a slow or stalled client cannot hold a connection open indefinitely.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.timeout = 60_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+      server.listen(config.port, config.host);
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const publicUrl = config.port === 0 && config.publicUrl.endsWith(':0') ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
+
+  const ownDispatcher = overrides.dispatcher ? undefined : deliveryAgent();
+  const mailer = overrides.mailer ?? createMailer(config.mail);
+  const intervalMs = overrides.pollIntervalMs ?? 1000;
+  // The loops need the parts and the parts need to wake the loops: `wake` is bound once both exist.
+  let wakeAll = () => {};
+  let kickStarter = () => {};
+  let kickWebhooks = () => {};
+  let partner: ReturnType<typeof assemble>;
+  try {
+    partner = assemble(config, {
+      db,
+      logger,
+      logDestination: logStream,
+      clock,
+      publicUrl,
+      mailer,
+      dispatcher: overrides.dispatcher ?? ownDispatcher!,
+      deliveryTimeouts: overrides.deliveryTimeouts,
+      provider: options.provider,
+      webhookHandlers: options.webhookHandlers,
+      routes: options.routes,
+      onInvitationCreated: () => kickStarter(),
+      wake: () => wakeAll(),
+      onWebhookStored: () => kickWebhooks(),
+      // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
+      pause: requestsFirst(server),
+    });
+    if (config.demoSeed) {
+      const seeded = await seedDemoAccount(db, accountStore(db, clock), partner.provider.catalog);
+      if (seeded) {
+        // The token is a credential: it goes to a file only its owner can read, never to the log.
+        const file = demoTokenFile(config.databasePath);
+        writeFileSync(file, seeded.token + '\n', { mode: 0o600 });
+        chmodSync(file, 0o600);
+        logger.info({ accountId: seeded.accountId, tokenFile: file }, 'demo account created');
+      }
+    }
+  } catch (err) {
+    // A provider that cannot start (a bad setting of its own) stops start-up like a bad setting of the kit's.
+    await new Promise((resolve) => server.close(resolve));
+    mailer.close();
+    await ownDispatcher?.close();
+    db.close();
+    throw err;
+  }
+  const startLoop = backgroundLoop('invitation starter', (stopping) => partner.starter.runOnce(stopping), { logger, intervalMs });
+  const mailLoop = backgroundLoop('mail sender', (stopping) => partner.sender.runOnce(stopping), { logger, intervalMs });
+  const deliveryLoop = backgroundLoop('report delivery', (stopping) => partner.worker.runOnce(stopping), { logger, intervalMs });
+  const webhookLoop = backgroundLoop('webhook processor', (stopping) => partner.webhooks.runOnce(stopping), { logger, intervalMs });
+  kickStarter = () => startLoop.kick();
+  kickWebhooks = () => webhookLoop.kick();
+  wakeAll = () => {
+    mailLoop.kick();
+    deliveryLoop.kick();
+  };
+  const waiting = partner.worker.waiting();
+  if (waiting) logger.warn(waiting);
+  const { app, worker } = partner;
+
+  serve(app);
+  // Whatever the last run left behind (a crash, a restart) is picked up at once.
+  startLoop.kick();
+  webhookLoop.kick();
+  wakeAll();
+  logger.info({ port, publicUrl }, 'partner server listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info('shutting down');
+      // The grace bounds the whole shutdown: in-flight requests, and the item each background loop
+      // is on. The loops stop between items at once, recording what they did; what is still due
+      // stays in the database for the next start. In-flight deliveries are abandoned: their
+      // updates stay pending.
+      worker.stop();
+      const loopsStopped = Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
+      // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response goes out; close them as they do.
+      const reap = setInterval(() => server.closeIdleConnections(), 50);
+      let graceOver: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        Promise.all([closed, loopsStopped]).then(() => true),
+        new Promise<false>((resolve) => (graceOver = setTimeout(() => resolve(false), config.shutdownGraceMs))),
+      ]);
+      clearInterval(reap);
+      clearTimeout(graceOver);
+      if (!inTime) {
+        // Past the grace: requests still open are cut, and an item that hangs (an SMTP send that
+        // gets no answer) is abandoned unrecorded; it is done again on the next start.
+        logger.warn('shutdown grace is over: closing what is still open');
+        server.closeAllConnections();
+        await closed;
+      }
+      mailer.close();
+      await (inTime ? ownDispatcher?.close() : ownDispatcher?.destroy());
+      db.close();
+      logger.info('stopped');
+      logger.flush();
+    })());
+  return { server, publicUrl, reports: partner.results, close };
+}
+
+/**
+ * `startPartner` as a process's entry point: reads `.env`, starts, and stops gracefully on SIGTERM
+ * and SIGINT. A bad setting (the kit's or the provider's) prints one message naming every variable
+ * to fix and exits 78 (EX_CONFIG).
+ */
+export async function runPartner(options: Omit<StartOptions, 'config'>): Promise<RunningPartner> {
+  loadEnvFile();
+  let running: RunningPartner;
+  try {
+    running = await startPartner({ ...options, config: loadConfig(process.env) });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      running.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+  return running;
+}

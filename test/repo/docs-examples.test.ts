@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The modules docs/adapting.md shows a vendor are real code: each ```ts block that starts with
+ * `// examples/<file>` is that file, word for word, and the type checker and the linter check the
+ * file (tsconfig.json includes examples/).
+ */
+describe('the modules shown in docs/adapting.md', () => {
+  const doc = readFileSync(path.join(ROOT, 'docs/adapting.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```ts\n(\/\/ (examples\/\S+\.ts)[\s\S]*?)```/g)].map((m) => ({ code: m[1]!, file: m[2]! }));
+
+  it('shows one module for each shape of product', () => {
+    expect(blocks.map((b) => b.file)).toEqual(['examples/adapting/kit-page.ts', 'examples/adapting/own-product.ts']);
+  });
+
+  it.each(blocks.map((b) => [b.file, b.code]))('%s is the file, word for word', (file, code) => {
+    expect(code).toBe(readFileSync(path.join(ROOT, file), 'utf8'));
+  });
+});
