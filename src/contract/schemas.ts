@@ -75,6 +75,12 @@ export type SendCandidateBody = z.infer<typeof SendCandidateBody>;
 /** [kit decision] What send_candidate answers; the platform ignores it. */
 export const SendCandidateResponse = z.object({ id: z.string(), status: z.literal('sent') });
 
+/**
+ * §4.4 [kit decision] What the platform POSTs to a report's `urls.cancel`. The URL already names
+ * the report; the body repeats it, with the company, for partners whose cancel URL does not.
+ */
+export const CancelReportBody = z.object({ report_id: ReportId, company_id: IntegerId });
+
 // --- §3.1 Partner record ----------------------------------------------------------------------------
 
 export const Codename = z.string().regex(CODENAME_PATTERN, 'must be 2–64 lowercase letters, digits, "-" or "_"');
