@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -10,17 +11,19 @@ import { main } from '../../src/partner/server.js';
 
 /**
  * The kit's partner as `npm start` runs it, in this process, on a port the system picks, over a
- * fresh database in a temporary folder; `env` adds settings (PLATFORM_URL, WEBHOOK_SECRETS …).
+ * fresh database in a temporary folder (or over `databasePath`, which is then left in place);
+ * `env` adds settings (PLATFORM_URL, WEBHOOK_SECRETS …).
  */
-export async function startKitPartner(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
-  const dbFile = path.join(dir, 'partner.db');
+export async function startKitPartner(env: Record<string, string> = {}, options: { databasePath?: string } = {}) {
+  const dir = options.databasePath ? undefined : mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
+  const dbFile = options.databasePath ?? path.join(dir!, 'partner.db');
   const running = await main(loadConfig({ DATABASE_PATH: dbFile, PORT: '0', LOG_LEVEL: 'silent', ...env }), { pollIntervalMs: 100 });
   // A second connection to the partner's file, where a test creates the customer accounts it needs.
   const db = openDb(dbFile);
   const accounts = accountStore(db, systemClock);
   return {
     url: running.publicUrl,
+    port: (running.server.address() as AddressInfo).port,
     /** A customer account with these tests: its token and the tests' ids. */
     customer(name: string, tests: string[] = []) {
       const { account, token } = accounts.create(name);
@@ -29,7 +32,7 @@ export async function startKitPartner(env: Record<string, string> = {}) {
     async close() {
       await running.close();
       db.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
