@@ -182,26 +182,31 @@ const updatePath = (ctx: PlatformContext, reportId: string) => `PATCH /api/p/${c
 
 const REPORT_FIELDS = new Set(Object.keys(ReportUpdate.shape));
 
-/** What is wrong with one report update the partner sent (§3.2), or undefined. */
-function updateProblem(call: Call, kind: PartnerKind): string | undefined {
-  if (!(PARTNER_SECRET_HEADER in call.request_headers)) return `no ${PARTNER_SECRET_HEADER.toUpperCase()} header`;
-  if (call.response_status === 401) return `the platform refused the secret (401: ${String(errorOf(parseJsonAnswer(call.response_body ?? undefined)))})`;
-  const body = bodyOf(call);
-  const unknown = Object.keys(body).filter((k) => !REPORT_FIELDS.has(k));
-  if (unknown.length > 0) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
-  const parsed = ReportUpdate.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return `${issue.path.join('.') || 'body'} ${issue.message}`;
+/** Why the platform did not take an update as the partner's (§3.2), or undefined. */
+function secretProblem(call: Call): string | undefined {
+  if (!(PARTNER_SECRET_HEADER in call.request_headers)) {
+    return `no ${PARTNER_SECRET_HEADER.toUpperCase()} header${'authorization' in call.request_headers ? ' (an Authorization header instead)' : ''}`;
   }
+  if (call.response_status === 401) return `the platform refused the secret (401: ${String(errorOf(parseJsonAnswer(call.response_body ?? undefined)))})`;
+  return undefined;
+}
+
+/** What is wrong with an update's body (§3.2), whatever the platform answered about the secret. */
+function fieldProblems(call: Call, kind: PartnerKind): string[] {
+  const body = bodyOf(call);
+  const problems: string[] = [];
+  const unknown = Object.keys(body).filter((k) => !REPORT_FIELDS.has(k));
+  if (unknown.length > 0) problems.push(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+  const parsed = ReportUpdate.safeParse(body);
+  if (!parsed.success) problems.push(...parsed.error.issues.map((i) => `${i.path.join('.') || 'body'} ${i.message}`));
   if (kind !== 'assessment') {
     const only = ['subtitle', 'properties'].filter((k) => k in body);
-    if (only.length > 0) return `${only.join(' and ')} from a ${kind} partner (assessment partners only)`;
+    if (only.length > 0) problems.push(`${only.join(' and ')} from a ${kind} partner (assessment partners only)`);
   }
-  if (call.response_status === null || call.response_status < 200 || call.response_status >= 300) {
-    return `the platform answered ${call.response_status ?? 'nothing'}: ${call.response_body ?? call.error ?? ''}`.trim();
+  if (problems.length === 0 && call.response_status === 422) {
+    problems.push(`the platform refused it: ${String(errorOf(parseJsonAnswer(call.response_body ?? undefined)))}`);
   }
-  return undefined;
+  return problems;
 }
 
 /** The platform's calls to the partner, as exchanges for the checks over every answer. */
@@ -377,9 +382,9 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     run: async (ctx) => {
       const updates = await allUpdates(ctx);
       if (updates.length === 0) return needs('report updates');
-      const refused = updates.filter((c) => !(PARTNER_SECRET_HEADER in c.request_headers) || c.response_status === 401);
+      const refused = updates.map(secretProblem).filter((p) => p !== undefined);
       if (refused.length === 0) return { ok: true, detail: `${updates.length} updates` };
-      return { ok: false, detail: `${refused.length} of ${updates.length}: ${updateProblem(refused[0]!, ctx.kind)}` };
+      return { ok: false, detail: `${refused.length} of ${updates.length}: ${refused[0]}` };
     },
   },
   {
@@ -389,10 +394,15 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     run: async (ctx) => {
       const updates = await allUpdates(ctx);
       if (updates.length === 0) return needs('report updates');
-      const problems = updates.map((c) => updateProblem(c, ctx.kind)).filter((p) => p !== undefined);
+      // A body the platform refused before reading (a wrong secret) is not in its log.
+      const read = updates.filter((c) => c.request_body !== null);
+      const unread = updates.length - read.length;
+      if (read.length === 0) return { ok: false, detail: `the platform read none of the ${updates.length} updates: see platform.update_secret` };
+      const problems = read.map((c) => fieldProblems(c, ctx.kind)).filter((p) => p.length > 0);
+      const note = unread > 0 ? ` (${unread} refused unread)` : '';
       return problems.length === 0
-        ? { ok: true, detail: `${updates.length} updates, each accepted` }
-        : { ok: false, detail: `${problems.length} of ${updates.length}: ${problems[0]}` };
+        ? { ok: true, detail: `${read.length} updates, each valid${note}` }
+        : { ok: false, detail: `${problems.length} of ${read.length}${note}: ${problems[0]!.join('; ')}` };
     },
   },
   {

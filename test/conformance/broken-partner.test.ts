@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callbackTargets } from '../../src/conformance/cli.js';
 import { runConformance, type ConformanceRun } from '../../src/conformance/run.js';
+import type { PlatformSettings } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 
 /**
@@ -48,3 +49,40 @@ it('still checks the sends with the tests it found inside the object', () => {
     expect(result(id), id).toMatchObject({ ok: true });
   }
 });
+
+it('with --platform, a partner right on the callbacks but wrong on report updates fails exactly the report checks', async () => {
+  let settings: PlatformSettings | undefined;
+  const faulty = await startBrokenPartner({ callbacksRight: true, platform: () => settings });
+  try {
+    const platformRun = await runConformance({
+      targets: callbackTargets(faulty.url),
+      tokens: { a: faulty.tokens.a, b: faulty.tokens.b },
+      kind: 'background_check',
+      platform: {
+        codename: 'faulty-updates',
+        updateTimeoutMs: 2_000,
+        ready: async (s) => {
+          settings = s;
+        },
+      },
+    });
+    const failed = Object.fromEntries(platformRun.results.filter((r) => !r.ok).map((r) => [r.id, r.detail]));
+    expect(Object.keys(failed)).toEqual([
+      'platform.cancel_url',
+      'platform.cancel',
+      'platform.canceled_update',
+      'platform.update_secret',
+      'platform.update_fields',
+      'platform.update_order',
+    ]);
+    // Each invitation sent one update of each kind: the flow's and the concurrent send's.
+    expect(failed['platform.update_secret']).toBe('2 of 4: no RT-PARTNER-SECRET header (an Authorization header instead)');
+    expect(failed['platform.update_fields']).toBe(
+      '2 of 2 (2 refused unread): unknown field progress; subtitle from a background_check partner (assessment partners only)',
+    );
+    expect(failed['platform.cancel_url']).toMatch(/none with urls.cancel/);
+    expect(failed['platform.update_order']).toMatch(/the report is sent on the platform/);
+  } finally {
+    await faulty.close();
+  }
+}, 30_000);
