@@ -379,6 +379,8 @@ export function sameAnswers(answers: Answer[]): Verdict {
   return { ok: false, detail: `${counts.size} different answers: ${summary.slice(0, 3).join(' | ')}${counts.size > 3 ? ' | …' : ''}` };
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** Checks over every answer of the run, platform calls included: they run last. */
 export const ANSWER_CHECKS = [
   {
@@ -386,9 +388,10 @@ export const ANSWER_CHECKS = [
     section: '§4',
     name: 'every 4xx answer carries {"error": "<message>"}',
     run: (exchanges: readonly Exchange[], _timeoutMs: number): Verdict => {
+      if (!exchanges.some((e) => e.status !== undefined)) return { ok: false, detail: 'no answers to judge' };
       const errors = exchanges.filter((e) => e.status !== undefined && e.status >= 400 && e.status < 500);
       const bad = errors.filter((e) => !hasErrorMessage(e.json));
-      if (bad.length === 0) return { ok: true, detail: `${errors.length} answers 4xx, each with a message` };
+      if (bad.length === 0) return { ok: true, detail: `${plural(errors.length, 'answer')} 4xx, each with a message` };
       const shown = bad.slice(0, 3).map((e) => `${e.label} → ${e.status} ${e.contentType ?? 'no content type'}`);
       return { ok: false, detail: `${bad.length} of ${errors.length} lack it: ${shown.join('; ')}${bad.length > 3 ? '; …' : ''}` };
     },
@@ -398,10 +401,12 @@ export const ANSWER_CHECKS = [
     section: '§4',
     name: "every answer came within the platform's timeout",
     run: (exchanges: readonly Exchange[], timeoutMs: number): Verdict => {
+      const answered = exchanges.filter((e) => e.status !== undefined);
+      if (answered.length === 0) return { ok: false, detail: 'no answers to judge' };
       const late = exchanges.filter((e) => e.timedOut || e.durationMs > timeoutMs);
-      const slowest = exchanges.reduce<Exchange | undefined>((max, e) => (!max || e.durationMs > max.durationMs ? e : max), undefined);
-      const slow = slowest ? `slowest ${Math.round(slowest.durationMs)} ms: ${slowest.label}` : 'no answers';
-      if (late.length === 0) return { ok: true, detail: `${exchanges.length} answers, ${slow}` };
+      const slowest = answered.reduce((max, e) => (e.durationMs > max.durationMs ? e : max));
+      const slow = `slowest ${Math.round(slowest.durationMs)} ms: ${slowest.label}`;
+      if (late.length === 0) return { ok: true, detail: `${plural(answered.length, 'answer')}, ${slow}` };
       return { ok: false, detail: `${late.length} not within ${timeoutMs / 1000} s (${late[0]!.label}); ${slow}` };
     },
   },

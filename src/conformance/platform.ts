@@ -91,7 +91,13 @@ function recordOf(options: PlatformOptions, kind: PartnerKind, targets: Targets 
 
 /** Starts the mock and registers the partner for company 1; throws a PlatformSetupError if it cannot. */
 export async function startPlatform(options: PlatformOptions, kind: PartnerKind, targets: Targets | undefined): Promise<RunningPlatform> {
-  const mock = await startMockPlatform({ port: options.port ?? 0, logLevel: 'silent', webhookWorker: false });
+  let mock: Awaited<ReturnType<typeof startMockPlatform>>;
+  try {
+    mock = await startMockPlatform({ port: options.port ?? 0, logLevel: 'silent', webhookWorker: false });
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    throw new PlatformSetupError(`Could not start the mock platform on port ${options.port ?? 0}: ${e.code ?? e.message ?? String(err)}`);
+  }
   const register = async (t: Targets | undefined): Promise<string> => {
     const res = await api(mock.url, 'POST', `/api/p/${encodeURIComponent(options.codename)}/c/${ACME.companyId}/partner`, recordOf(options, kind, t), {
       authorization: `Bearer ${ACME.token}`,
