@@ -32,14 +32,20 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
   // The boundaries `ls src` shows: the partner is deployed without the mock; the mock stands for the
   // platform and knows the partner only through the contract; the shared library and the contract
-  // belong to neither half.
+  // belong to neither half; the conformance checker knows the partner only over HTTP.
   {
     files: ['src/partner/**'],
-    rules: { 'no-restricted-imports': boundary('The partner is deployed without the mock platform.', '**/mock-platform/**') },
+    rules: {
+      'no-restricted-imports': boundary(
+        'The partner is deployed without the mock platform (nor the conformance checker, which starts it).',
+        '**/mock-platform/**',
+        '**/conformance/**',
+      ),
+    },
   },
   // The demo is a provider like any other: the kit reaches it only through the Provider seam, and
   // only the shipped entry point (src/partner/server.ts) chooses it — so a fork replaces it there,
-  // and the kit builds and runs without it. (One rule per file: this one repeats the mock boundary.)
+  // and the kit builds and runs without it. (One rule per file: this one repeats the boundary above.)
   {
     files: ['src/partner/**', 'scripts/accounts.ts', 'scripts/register-partner.ts'],
     ignores: ['src/partner/server.ts', 'src/partner/provider/demo/**'],
@@ -48,7 +54,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/mock-platform/**'], message: 'The partner is deployed without the mock platform.' },
+            {
+              group: ['**/mock-platform/**', '**/conformance/**'],
+              message: 'The partner is deployed without the mock platform (nor the conformance checker, which starts it).',
+            },
             {
               group: ['**/provider/demo', '**/provider/demo/**'],
               message: 'Only the shipped entry point (src/partner/server.ts) chooses the demo provider; the kit knows providers through provider/types.ts.',
@@ -61,13 +70,37 @@ export default tseslint.config(
   {
     files: ['src/mock-platform/**'],
     rules: {
-      'no-restricted-imports': boundary('The mock platform uses src/contract and src/lib only, never partner code.', '**/partner/**'),
+      'no-restricted-imports': boundary(
+        'The mock platform uses src/contract and src/lib only, never partner code (nor the conformance checker).',
+        '**/partner/**',
+        '**/conformance/**',
+      ),
     },
   },
   {
     files: ['src/lib/**', 'src/contract/**'],
     rules: {
-      'no-restricted-imports': boundary('src/lib and src/contract are shared: they import neither half.', '**/partner/**', '**/mock-platform/**'),
+      'no-restricted-imports': boundary(
+        'src/lib and src/contract are shared: they import neither half, nor the conformance checker.',
+        '**/partner/**',
+        '**/mock-platform/**',
+        '**/conformance/**',
+      ),
+    },
+  },
+  // The conformance checker is a third tool: it drives any partner over HTTP with the contract's
+  // own calling code, so it never imports partner code; of the mock it uses only what starts it
+  // (server.ts) and the seeded world it drives (seed.ts), for --platform.
+  {
+    files: ['src/conformance/**'],
+    rules: {
+      'no-restricted-imports': boundary(
+        'The conformance checker uses src/contract and src/lib, and of the mock platform only server.ts and seed.ts; never partner code.',
+        '**/partner/**',
+        '**/mock-platform/**',
+        '!**/mock-platform/server.js',
+        '!**/mock-platform/seed.js',
+      ),
     },
   },
   {

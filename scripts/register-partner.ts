@@ -11,12 +11,12 @@
  * updates the record (200); the secret stays the same. Exit codes: 0 registered, 1 refused or
  * unreachable, 78 configuration problem.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { Codename, IntegerId, Partner, PartnerRequest } from '../src/contract/schemas.js';
+import { ManifestError, readManifest } from '../src/contract/manifest.js';
+import { Codename, IntegerId, Partner, type PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
 import { commandLineOrExit } from '../src/lib/cli.js';
@@ -125,34 +125,14 @@ export function loadRegisterOptions(env: Record<string, string | undefined>): Re
   };
 }
 
-/**
- * The manifest with `${PUBLIC_URL}` replaced, validated as the partners API will validate it, so
- * a mistake is reported before anything is sent.
- */
+/** The manifest's partner record (`${PUBLIC_URL}` replaced, validated); throws a RegisterConfigError. */
 export function loadManifest(file: string, publicUrl: string): PartnerRequest {
-  let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    return readManifest(file, publicUrl).partner;
   } catch (err) {
-    throw new RegisterConfigError([`${file}: ${(err as Error).message}`]);
+    if (err instanceof ManifestError) throw new RegisterConfigError(err.problems);
+    throw err;
   }
-  const base = publicUrl.replace(/\/+$/, '');
-  const unknownPlaceholders = new Set<string>();
-  const resolved = JSON.parse(JSON.stringify(raw), (_key, value: unknown) => {
-    if (typeof value !== 'string') return value;
-    return value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
-      if (name === 'PUBLIC_URL') return base;
-      unknownPlaceholders.add(whole);
-      return whole;
-    });
-  }) as unknown;
-  const problems = [...unknownPlaceholders].map((p) => `${file}: unknown placeholder ${p} (only \${PUBLIC_URL} is replaced)`);
-  const parsed = PartnerRequest.safeParse(resolved);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${file}: ${issue.path.join('.') || '(root)'} ${issue.message}`);
-  }
-  if (problems.length > 0 || !parsed.success) throw new RegisterConfigError(problems);
-  return parsed.data;
 }
 
 /** POSTs the partner record. Never throws for anything the platform or the network does. */

@@ -22,15 +22,22 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
-/** An integer id the platform may send as a number or as a string of digits. */
-export const IntegerId = z.union([
-  positiveInt,
-  z
-    .string()
-    .regex(/^[1-9]\d{0,15}$/, 'must be a positive integer')
-    .transform(Number)
-    .pipe(positiveInt),
-]);
+/**
+ * An integer id the platform may send as a number or as a string of digits. Anything else reads
+ * "must be a positive integer" (a partner's 422 message is shown to the platform's user); a
+ * missing one is left to the caller's wording ("is required").
+ */
+export const IntegerId = z.union(
+  [
+    positiveInt,
+    z
+      .string()
+      .regex(/^[1-9]\d{0,15}$/, 'must be a positive integer')
+      .transform(Number)
+      .pipe(positiveInt),
+  ],
+  { error: (issue) => (issue.input === undefined ? undefined : 'must be a positive integer') },
+);
 
 /** UUIDs in any version; the platform's report ids are v4 but nothing depends on that. */
 export const ReportId = z
@@ -42,6 +49,9 @@ export const ReportId = z
 
 /** §4.1 validate_token: POST `{company_id}`; GET carries no body. */
 export const ValidateTokenBody = z.object({ company_id: IntegerId });
+
+/** [kit decision] What validate_token answers; the platform looks at the status only. */
+export const ValidateTokenResponse = z.object({ ok: z.literal(true) });
 
 /** §4.2 tests: a bare array; extra fields per item are allowed. */
 export const TestItem = z.looseObject({
@@ -74,6 +84,15 @@ export type SendCandidateBody = z.infer<typeof SendCandidateBody>;
 
 /** [kit decision] What send_candidate answers; the platform ignores it. */
 export const SendCandidateResponse = z.object({ id: z.string(), status: z.literal('sent') });
+
+/**
+ * §4.4 [kit decision] What the platform POSTs to a report's `urls.cancel`. The URL already names
+ * the report; the body repeats it, with the company, for partners whose cancel URL does not.
+ */
+export const CancelReportBody = z.object({ report_id: ReportId, company_id: IntegerId });
+
+/** [kit decision] What the cancel URL answers; the platform looks at the status only. */
+export const CancelReportResponse = z.object({ id: z.string(), status: z.literal('canceled') });
 
 // --- §3.1 Partner record ----------------------------------------------------------------------------
 
@@ -178,3 +197,6 @@ export const WebhookEnvelope = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
+
+/** [kit decision] What a receiver answers with its 200 (only the status counts, §6.4); `duplicate` on a retry. */
+export const WebhookAck = z.object({ ok: z.literal(true), duplicate: z.literal(true).optional() });

@@ -31,6 +31,7 @@ import { integrationStore } from './marketplace/integrations.js';
 import { partnerClient } from './marketplace/partner-client.js';
 import { marketplaceRouter } from './marketplace/routes.js';
 import { marketplace as createMarketplace } from './marketplace/service.js';
+import { openApiRouter } from './openapi/routes.js';
 import { partnersRouter } from './partners/routes.js';
 import { partnerStore } from './partners/store.js';
 import { reportsRouter } from './reports/routes.js';
@@ -81,6 +82,7 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /photos/…             candidates' thumbnails (photo_thumb_url)
+ *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
  *   /                     the sandbox UI (server-rendered forms)
  */
@@ -128,6 +130,8 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  // The partners' API as OpenAPI 3.1 (/openapi.json) and its Redoc page (/api-reference).
+  app.use(openApiRouter({ publicUrl }));
 
   app.use('/api/p', partnersRouter({ partners, tokens, endpoint, bodyLimitBytes }));
   app.use(

@@ -14,6 +14,7 @@ import type { InvitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
 import type { InvitationStore } from './invitations/store.js';
 import type { MailOutbox } from './mail/outbox.js';
+import { partnerApiDocument } from './openapi.js';
 import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  app.get('/openapi.json', (_req, res) => void res.json(partnerApiDocument()));
 
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));

@@ -50,4 +50,24 @@ describe('the import boundaries between the halves', () => {
     expect(await restrictedImports('src/mock-platform/x.ts', code)).toEqual([]);
     expect(await restrictedImports('src/partner/x.ts', code)).toEqual([]);
   });
+
+  it('keeps the conformance checker to the contract, the library and the mock\'s entry points', async () => {
+    const allowed =
+      "export { runConformance } from './run.js';\n" +
+      "export { exchange } from '../contract/partner-calls.js';\n" +
+      "export { startMockPlatform } from '../mock-platform/server.js';\n" +
+      "export { SEED_API_TOKENS } from '../mock-platform/seed.js';\n";
+    expect(await restrictedImports('src/conformance/x.ts', allowed)).toEqual([]);
+    expect(await restrictedImports('src/conformance/x.ts', "export { main } from '../partner/server.js';\n")).toEqual([
+      expect.stringContaining('never partner code'),
+    ]);
+    expect(await restrictedImports('src/conformance/x.ts', "export { partnerClient } from '../mock-platform/marketplace/partner-client.js';\n")).toHaveLength(1);
+  });
+
+  it('keeps the checker out of the partner, the mock and the shared code', async () => {
+    const code = "export { runConformance } from '../conformance/run.js';\n";
+    expect(await restrictedImports('src/partner/x.ts', code)).toHaveLength(1);
+    expect(await restrictedImports('src/mock-platform/x.ts', code)).toHaveLength(1);
+    expect(await restrictedImports('src/contract/x.ts', code)).toHaveLength(1);
+  });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { TERMINAL_REPORT_STATUSES } from '../../contract/decisions.js';
-import { TestList, type SendCandidateBody, type TestItem, type ValidateTokenBody } from '../../contract/schemas.js';
+import { TestList, type CancelReportBody, type SendCandidateBody, type TestItem, type ValidateTokenBody } from '../../contract/schemas.js';
 import { conflict, notFound, unprocessable } from '../../lib/errors.js';
 import type { Candidate, CompanyStore, User } from '../companies/store.js';
 import { effectiveInputs, type PartnerStore, type StoredPartner } from '../partners/store.js';
@@ -170,12 +170,13 @@ export function marketplace(deps: {
         throw conflict(`${p.name} gave this report no cancel link (urls.cancel); it can only be canceled by ${p.name}`);
       }
       const integration = integrated(companyId, p);
+      const body: z.input<typeof CancelReportBody> = { report_id: report.id, company_id: companyId };
       const result = await client.call({
         endpoint: 'cancel',
         method: 'POST',
         url: cancelUrl,
         token: integration.token,
-        body: { report_id: report.id, company_id: companyId },
+        body,
         partner: p,
         companyId,
         reportId: report.id,

@@ -30,7 +30,7 @@ const STATUSES = [...FINISHED, 'canceled', ...PROGRESS_STAGES] as const;
  * The body: a status, and for `completed` and `failed` the result (`score` required). The other
  * statuses carry nothing else: a field sent with them is refused rather than silently ignored.
  */
-const ResultBody = z
+export const ResultBody = z
   .object({ status: z.enum(STATUSES) })
   .extend(ResultFields.partial().shape)
   .superRefine((body, ctx) => {

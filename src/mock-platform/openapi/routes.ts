@@ -1,0 +1,63 @@
+import { Router } from 'express';
+import helmet from 'helmet';
+import { createRequire } from 'node:module';
+import { notFound } from '../../lib/errors.js';
+import { platformApiDocument } from './document.js';
+
+/** Where the page loads Redoc from: the mock serves the bundle itself, nothing comes from a CDN. */
+export const REDOC_SCRIPT_PATH = '/assets/redoc/redoc.standalone.js';
+
+/** Redoc's standalone bundle (a dev dependency), or undefined when it is not installed. */
+function redocBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The page: Redoc reads the document from `spec-url` by itself, so the page has no inline script
+ * and the app's CSP (script-src 'self') stays as it is.
+ */
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>API reference · Mock platform sandbox</title>
+</head>
+<body>
+  <redoc spec-url="/openapi.json" hide-download-button="false" native-scrollbars="true"></redoc>
+  <script src="${REDOC_SCRIPT_PATH}"></script>
+</body>
+</html>
+`;
+
+/**
+ * `GET /openapi.json` (the platform's API for partners, §3.1 and §3.2) and `GET /api-reference`,
+ * the same document rendered by Redoc.
+ */
+export function openApiRouter(deps: { publicUrl: string }): Router {
+  const router = Router();
+  const document = platformApiDocument(deps.publicUrl);
+  const bundle = redocBundle();
+
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+
+  // Redoc runs its search index in a Web Worker it creates from a blob: URL.
+  const workerCsp = helmet.contentSecurityPolicy({ directives: { workerSrc: ["'self'", 'blob:'] } });
+  router.get('/api-reference', workerCsp, (_req, res) => {
+    if (!bundle) throw notFound('The API reference needs Redoc (a dev dependency): run npm install. /openapi.json is served without it.');
+    res.type('html').send(PAGE);
+  });
+
+  router.get(REDOC_SCRIPT_PATH, (_req, res, next) => {
+    if (!bundle) return next(notFound('Redoc is not installed'));
+    res.sendFile(bundle, { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } });
+  });
+
+  return router;
+}

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { callbackTargets } from '../../src/conformance/cli.js';
+import { runConformance, type ConformanceRun } from '../../src/conformance/run.js';
+import type { PlatformSettings } from '../../src/conformance/types.js';
+import { startBrokenPartner } from '../support/broken-partner.js';
+
+/**
+ * A partner with three faults (test/support/broken-partner.ts) fails exactly the checks that
+ * describe them, and passes the rest: the checker finds what is wrong and blames nothing else.
+ */
+
+let partner: Awaited<ReturnType<typeof startBrokenPartner>>;
+let run: ConformanceRun;
+beforeAll(async () => {
+  partner = await startBrokenPartner();
+  run = await runConformance({ targets: callbackTargets(partner.url), tokens: partner.tokens });
+});
+afterAll(() => partner?.close());
+
+const result = (id: string) => run.results.find((r) => r.id === id)!;
+
+it('fails exactly the checks of its three faults', () => {
+  expect(run.results.filter((r) => !r.ok).map((r) => r.id)).toEqual([
+    // the tests list wrapped in an object, for accounts with tests and without
+    'tests.list',
+    'tests.empty',
+    // send_candidate not idempotent: a replay is a new invitation, so is a conflicting one, and so is each of 20 at once
+    'send_candidate.replay',
+    'send_candidate.conflict',
+    'send_candidate.concurrent',
+    // 500 on malformed JSON
+    'robust.validate_token.malformed_json',
+    'robust.send_candidate.malformed_json',
+  ]);
+  expect(run.results.filter((r) => r.ok)).toHaveLength(run.results.length - 7);
+});
+
+it('says what is wrong in each', () => {
+  expect(result('tests.list').detail).toMatch(/^token A: expected a bare JSON array, got a JSON object: 200 \{"tests":\[/);
+  expect(result('tests.empty').detail).toMatch(/expected a bare JSON array, got a JSON object/);
+  expect(result('send_candidate.replay').detail).toMatch(/^first 201 \{"id":"[0-9a-f-]{36}","status":"sent"\}, then 201 \{"id":"[0-9a-f-]{36}"/);
+  expect(result('send_candidate.conflict').detail).toMatch(/^expected 409, got 201/);
+  expect(result('send_candidate.concurrent').detail).toMatch(/^20 different answers: 1 × 201/);
+  expect(result('robust.send_candidate.malformed_json').detail).toBe('expected 4xx, got 500 {"error":"Internal Server Error"}');
+});
+
+it('still checks the sends with the tests it found inside the object', () => {
+  for (const id of ['send_candidate.create', 'send_candidate.unknown_test', 'send_candidate.company_mismatch']) {
+    expect(result(id), id).toMatchObject({ ok: true });
+  }
+});
+
+it('with --platform, a partner right on the callbacks but wrong on report updates fails exactly the report checks', async () => {
+  let settings: PlatformSettings | undefined;
+  const faulty = await startBrokenPartner({ callbacksRight: true, platform: () => settings });
+  try {
+    const platformRun = await runConformance({
+      targets: callbackTargets(faulty.url),
+      tokens: { a: faulty.tokens.a, b: faulty.tokens.b },
+      kind: 'background_check',
+      platform: {
+        codename: 'faulty-updates',
+        updateTimeoutMs: 2_000,
+        ready: async (s) => {
+          settings = s;
+        },
+      },
+    });
+    const failed = Object.fromEntries(platformRun.results.filter((r) => !r.ok).map((r) => [r.id, r.detail]));
+    expect(Object.keys(failed)).toEqual([
+      'platform.cancel_url',
+      'platform.cancel',
+      'platform.canceled_update',
+      'platform.update_secret',
+      'platform.update_fields',
+      'platform.update_order',
+    ]);
+    // Each invitation sent one update of each kind: the flow's and the concurrent send's.
+    expect(failed['platform.update_secret']).toBe('2 of 4: no RT-PARTNER-SECRET header (an Authorization header instead)');
+    expect(failed['platform.update_fields']).toBe(
+      '2 of 2 (2 refused unread): unknown field progress; subtitle from a background_check partner (assessment partners only)',
+    );
+    expect(failed['platform.cancel_url']).toMatch(/none with urls.cancel/);
+    expect(failed['platform.update_order']).toMatch(/the report is sent on the platform/);
+  } finally {
+    await faulty.close();
+  }
+}, 30_000);

@@ -1,0 +1,214 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
+import { conformanceCli, parseConformanceArgs, summaryLine } from '../../src/conformance/cli.js';
+import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import type { CheckResult } from '../../src/conformance/types.js';
+import { startBrokenPartner } from '../support/broken-partner.js';
+import { eventually } from '../support/eventually.js';
+import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
+import { tcpForwarder } from '../support/net.js';
+
+/** `npm run conformance`: its arguments, its output and exit codes, run as its own process. */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(path.join(tmpdir(), 'kit-conformance-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The CLI as `npm run conformance` runs it (node itself, with tsx's loader). */
+function spawnCli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/conformance.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { child: child as ChildProcessWithoutNullStreams, done, stdout: () => stdout };
+}
+const runCli = (args: string[], env?: Record<string, string>) => spawnCli(args, env).done;
+
+/** The CLI in this process, its output captured. */
+async function cliInProcess(args: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await conformanceCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env,
+    defaultPublicUrl: 'http://127.0.0.1:3000',
+  });
+  return { code, stdout, stderr };
+}
+
+const lines = (text: string) => text.trimEnd().split('\n');
+const NO_STACK = /^\s+at /m;
+
+describe('wrong arguments: what is wrong and the usage on stderr, exit 2', () => {
+  it.each([
+    ['no callbacks', []],
+    ['one token', ['http://127.0.0.1:1/callbacks', '--token', 'a']],
+    ['the same token twice', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'a']],
+    ['neither a URL nor a file', ['callbacks', '--token', 'a', '--token', 'b']],
+    ['an unknown option', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--bogus']],
+    ['an unknown kind', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--kind', 'quiz']],
+    ['--codename without --platform', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--codename', 'x-y']],
+    ['a callback URL missing', ['--validate-token-url', 'http://p/v', '--tests-url', 'http://p/t', '--token', 'a', '--token', 'b']],
+  ])('%s', async (_what, args) => {
+    const result = await cliInProcess(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage: npm run conformance');
+    expect(result.stdout).toBe('');
+  });
+
+  it('a manifest that does not validate names its problems', async () => {
+    const file = path.join(dir, 'bad-manifest.json');
+    writeFileSync(file, JSON.stringify({ kind: 'assessment', urls: { validate_token: '${PUBLIC_URL}/v' } }));
+    const result = await cliInProcess([file, '--token', 'a', '--token', 'b']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/The manifest cannot be used:\n {2}.*name/);
+  });
+
+  it('as its own process: no stack trace, nothing on stdout', async () => {
+    const result = await runCli(['http://127.0.0.1:1/callbacks', '--token', 'only-one']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Give two customer tokens');
+    expect(result.stderr).toContain('Usage: npm run conformance');
+    expect(result.stderr).not.toMatch(NO_STACK);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('where the callbacks and tokens come from', () => {
+  const defaults = { publicUrl: 'http://127.0.0.1:3000' };
+
+  it('a base URL names the three callbacks under it', () => {
+    const args = parseConformanceArgs(['https://partner.example.com/callbacks/', '--token', 'a', '--token', 'b'], {}, defaults);
+    expect(args.targets).toEqual({
+      validateToken: 'https://partner.example.com/callbacks/validate_token',
+      tests: 'https://partner.example.com/callbacks/tests',
+      sendCandidate: 'https://partner.example.com/callbacks/send_candidate',
+    });
+    expect(args.tokens).toEqual({ a: 'a', b: 'b' });
+  });
+
+  it("the project's manifest, with --public-url for ${PUBLIC_URL}, and its kind", () => {
+    const args = parseConformanceArgs(
+      ['scripts/partner-manifest.background-check.json', '--public-url', 'https://partner.example.com', '--platform'],
+      { CONFORMANCE_TOKENS: 'tok-a, tok-b' },
+      defaults,
+    );
+    expect(args.targets.sendCandidate).toBe('https://partner.example.com/callbacks/send_candidate');
+    expect(args.kind).toBe('background_check');
+    expect(args.tokens).toEqual({ a: 'tok-a', b: 'tok-b' });
+    expect(args.platform).toMatchObject({ port: 0, codename: 'conformance', record: { helpArticle: 'https://partner.example.com/' } });
+  });
+
+  it('explicit URLs win over the base URL', () => {
+    const args = parseConformanceArgs(
+      ['http://p.test/callbacks', '--tests-url', 'http://other.test/catalog', '--token', 'a', '--token', 'b', '--empty-token', 'e'],
+      {},
+      defaults,
+    );
+    expect(args.targets.tests).toBe('http://other.test/catalog');
+    expect(args.targets.validateToken).toBe('http://p.test/callbacks/validate_token');
+    expect(args.tokens.empty).toBe('e');
+  });
+});
+
+describe('against running partners', () => {
+  let kit: KitPartner;
+  let broken: Awaited<ReturnType<typeof startBrokenPartner>>;
+  beforeAll(async () => {
+    [kit, broken] = await Promise.all([startKitPartner(), startBrokenPartner()]);
+  });
+  afterAll(async () => {
+    await Promise.all([kit?.close(), broken?.close()]);
+  });
+
+  it("the kit's partner: a line per check with its section, then '37 passed, 0 failed' alone on the last line; exit 0", async () => {
+    const tokens = ['Acme', 'Globex'].map((name) => kit.customer(name, ['JavaScript']).token);
+    const empty = kit.customer('Initech').token;
+    const result = await runCli([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const out = lines(result.stdout);
+    const checks = CALLBACK_CHECKS.length + ANSWER_CHECKS.length;
+    expect(out.filter((l) => l.startsWith('✔ §'))).toHaveLength(checks);
+    expect(out).toContain('✔ §4.1 validate_token POST {company_id} binds the account (200)');
+    expect(out).toContain(`○ not run (give --platform): ${PLATFORM_CHECKS.length} checks platform.*`);
+    expect(out.at(-1)).toBe(`${checks} passed, 0 failed`);
+  }, 60_000);
+
+  it('the broken partner: the failing checks named, exit 1; --json gives the same results as data', async () => {
+    const args = [broken.url, '--token', broken.tokens.a, '--token', broken.tokens.b];
+    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])]);
+    expect(text.code).toBe(1);
+    expect(lines(text.stdout)).toContain('✘ §4 validate_token answers malformed JSON with a 4xx, not a 5xx (expected 4xx, got 500 {"error":"Internal Server Error"}) [robust.validate_token.malformed_json]');
+
+    expect(json.code).toBe(1);
+    const results = JSON.parse(json.stdout) as CheckResult[];
+    expect(Object.keys(results[0]!).sort()).toEqual(['detail', 'id', 'ms', 'name', 'ok', 'section']);
+    expect(results.filter((r) => !r.ok).map((r) => r.id)).toEqual([
+      'tests.list',
+      'send_candidate.replay',
+      'send_candidate.conflict',
+      'send_candidate.concurrent',
+      'robust.validate_token.malformed_json',
+      'robust.send_candidate.malformed_json',
+    ]);
+    expect(lines(text.stdout).at(-1)).toBe(summaryLine(results));
+    expect(summaryLine(results)).toBe(`${results.length - 6} passed, 6 failed`);
+  }, 60_000);
+});
+
+describe('--platform --wait: the partner is started with the printed settings, then Enter', () => {
+  let second: KitPartner | undefined;
+  let forwarder: Awaited<ReturnType<typeof tcpForwarder>>;
+  afterEach(async () => {
+    await second?.close();
+    await forwarder?.close();
+  });
+
+  it('checks the report updates the partner sends to the mock it started', async () => {
+    // The CLI needs the callback URLs and tokens before the partner can know the mock's address:
+    // tokens from a first run of the partner on a database file, a fixed address in front of it.
+    const databasePath = path.join(dir, 'platform-partner.db');
+    const first = await startKitPartner({}, { databasePath });
+    const tokens = ['Acme', 'Globex'].map((name) => first.customer(name, ['JavaScript']).token);
+    await first.close();
+    forwarder = await tcpForwarder();
+
+    const cli = spawnCli([`${forwarder.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
+    const settings = await eventually(
+      () => {
+        const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(cli.stdout());
+        if (!m) throw new Error(`no settings yet:\n${cli.stdout()}`);
+        return { PLATFORM_URL: m[1]!, PARTNER_CODENAME: m[2]!, PARTNER_SECRET: m[3]! };
+      },
+      { what: 'the platform settings', timeoutMs: 30_000 },
+    );
+    expect(settings.PARTNER_CODENAME).toBe('conformance');
+    second = await startKitPartner(settings, { databasePath });
+    forwarder.to(second.port);
+    cli.child.stdin.write('\n');
+
+    const result = await cli.done;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const checks = CALLBACK_CHECKS.length - 1 + PLATFORM_CHECKS.length + ANSWER_CHECKS.length;
+    expect(lines(result.stdout).at(-1)).toBe(`${checks} passed, 0 failed`);
+    expect(result.stdout).toContain('✔ §3.2 every report update carries the partner secret in RT-PARTNER-SECRET');
+  }, 60_000);
+});

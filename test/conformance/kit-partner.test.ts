@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
+import { callbackTargets } from '../../src/conformance/cli.js';
+import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import { runConformance } from '../../src/conformance/run.js';
+import type { CheckResult } from '../../src/conformance/types.js';
+import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
+
+/**
+ * The kit's own partner, started in this process as `npm start` starts it, passes every check:
+ * over real HTTP on a free port, with fresh tokens from its accounts store.
+ */
+
+let partner: KitPartner | undefined;
+afterEach(async () => {
+  await partner?.close();
+  partner = undefined;
+});
+
+/** Two accounts with a test each and one without, as the checker asks for. */
+function tokensOf(p: KitPartner) {
+  return {
+    a: p.customer('Acme Corp', ['JavaScript fundamentals']).token,
+    b: p.customer('Globex', ['SQL']).token,
+    empty: p.customer('Initech', []).token,
+  };
+}
+
+const failures = (results: CheckResult[]) => results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.detail}`);
+
+describe("the kit's partner", () => {
+  it('passes every callback check, and the checks over all answers', async () => {
+    partner = await startKitPartner();
+    const started = performance.now();
+    const run = await runConformance({ targets: callbackTargets(`${partner.url}/callbacks`), tokens: tokensOf(partner) });
+
+    expect(failures(run.results)).toEqual([]);
+    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
+    expect(run.notRun.map((n) => n.id)).toEqual(PLATFORM_CHECKS.map((c) => c.id));
+    // Each result says where in the contract it comes from.
+    for (const r of run.results) expect(r.section).toMatch(/^§\d+(\.\d+)?$/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
+  it('with --platform: the report updates it sends to the mock platform pass too', async () => {
+    const started = performance.now();
+    const run = await runConformance({
+      platform: {
+        codename: 'kit-conformance',
+        // The partner learns the mock's address and its secret only once the mock runs: start it then.
+        ready: async (settings) => {
+          partner = await startKitPartner({
+            PLATFORM_URL: settings.PLATFORM_URL,
+            PARTNER_CODENAME: settings.PARTNER_CODENAME,
+            PARTNER_SECRET: settings.PARTNER_SECRET,
+          });
+          return { targets: callbackTargets(`${partner.url}/callbacks`), tokens: tokensOf(partner) };
+        },
+      },
+    });
+
+    expect(failures(run.results)).toEqual([]);
+    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...PLATFORM_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
+    expect(run.notRun).toEqual([]);
+    const cancelUrl = run.results.find((r) => r.id === 'platform.cancel_url')!.detail;
+    expect(cancelUrl.startsWith(`${partner!.url}/callbacks/reports/`)).toBe(true);
+    expect(cancelUrl).toMatch(/\/reports\/[0-9a-f-]{36}\/cancel$/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
