@@ -249,7 +249,7 @@ if (isEntryPoint) {
     );
     process.exit(1);
   }
-  console.log(banner(sandbox));
+  // Ready for Ctrl-C before the banner says so: a signal right after it must still close both servers.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       sandbox.close().then(
@@ -261,4 +261,5 @@ if (isEntryPoint) {
       );
     });
   }
+  console.log(banner(sandbox));
 }

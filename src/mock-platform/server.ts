@@ -205,7 +205,19 @@ if (isEntryPoint) {
     console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
     process.exit(78); // EX_CONFIG
   }
-  const mock = await startMockPlatform(env.options);
+  const starting = startMockPlatform(env.options);
+  // Listening for signals before the banner: a Ctrl-C right after it must still close the mock.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      starting
+        .then((mock) => (mock.logger.info({ signal }, 'shutting down'), mock.close()))
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+    });
+  }
+  const mock = await starting;
   const { logger } = mock;
   logger.info({ url: mock.url, database: env.options.databasePath }, 'mock platform listening');
   // The sandbox tokens are public by design (a local tool), so printing them is fine.
@@ -213,13 +225,4 @@ if (isEntryPoint) {
     (t) => `${SEED_COMPANIES.find((c) => c.id === t.companyId)?.name} (company ${t.companyId}): ${t.token}`,
   );
   process.stdout.write(`\nMock platform sandbox: ${mock.url}\nPersonal API tokens:\n  ${tokens.join("\n  ")}\n\n`);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'shutting down');
-      mock.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
 }

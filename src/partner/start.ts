@@ -203,9 +203,9 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
  */
 export async function runPartner(options: Omit<StartOptions, 'config'>): Promise<RunningPartner> {
   loadEnvFile();
-  let running: RunningPartner;
+  let config: Config;
   try {
-    running = await startPartner({ ...options, config: loadConfig(process.env) });
+    config = loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -213,13 +213,18 @@ export async function runPartner(options: Omit<StartOptions, 'config'>): Promise
     }
     throw err;
   }
+  const starting = startPartner({ ...options, config });
+  // Listening before "partner server listening" is logged: a SIGTERM right after it, as an
+  // orchestrator may send, must still shut down gracefully.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      running.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      starting
+        .then((running) => running.close())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     });
   }
-  return running;
+  return starting;
 }

@@ -10,7 +10,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-logs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `npm run dev` as a process (node itself, so SIGTERM reaches it); its output once the banner is out and it has stopped. */
-async function runDev(env: Record<string, string>): Promise<{ stdout: string; code: number | null }> {
+async function runDev(env: Record<string, string>): Promise<{ stdout: string; code: string | number | null }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', MOCK_PORT: '0', ...env },
@@ -18,7 +18,8 @@ async function runDev(env: Record<string, string>): Promise<{ stdout: string; co
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // A death by signal is reported by its name, so a failure says how the process ended.
+  const exited = new Promise<string | number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   const deadline = Date.now() + 30_000;
   while (!stdout.includes('Ctrl-C stops both servers') && Date.now() < deadline && child.exitCode === null) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -31,7 +32,7 @@ async function runDev(env: Record<string, string>): Promise<{ stdout: string; co
 describe('npm run dev logs', () => {
   it('by default, human-readable lines naming their server', async () => {
     const { stdout, code } = await runDev({ DATABASE_PATH: path.join(dir, 'pretty.db') });
-    expect(code).toBe(0);
+    expect(code, stdout).toBe(0);
     expect(stdout).toContain('Sandbox ready (assessment partner).');
     expect(stdout).toMatch(/^\[partner\] \d\d:\d\d:\d\d INFO {2}partner server listening port=\d+/m);
     expect(stdout).toMatch(/^\[mock\] +\d\d:\d\d:\d\d INFO {2}request method=POST path=\/api\/p\/demo-assessments\/c\/1\/partner status=20[01]/m);
@@ -40,7 +41,7 @@ describe('npm run dev logs', () => {
 
   it('with LOG_FORMAT=json, JSON lines, each with its server', async () => {
     const { stdout, code } = await runDev({ DATABASE_PATH: path.join(dir, 'json.db'), LOG_FORMAT: 'json' });
-    expect(code).toBe(0);
+    expect(code, stdout).toBe(0);
     const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { server?: string; msg: string });
     expect(lines.find((l) => l.msg === 'partner server listening')?.server).toBe('partner');
     expect(lines.filter((l) => l.msg === 'request').map((l) => l.server)).toContain('mock');
