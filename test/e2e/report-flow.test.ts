@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
@@ -13,7 +13,7 @@ import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-plat
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 import { storedMails } from '../invitations/support.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, openPage } from '../support/browser.js';
 import { eventually, present } from '../support/eventually.js';
 import { ACME, ADA, registerManifest } from './support.js';
 
@@ -103,27 +103,6 @@ const mailTo = (email: string) =>
 
 const linkIn = (text: string) => /(http:\/\/\S+\/take\?token=[\w.-]+)/.exec(text)![1]!;
 
-/**
- * A page that collects what would break it under the CSP: refused scripts or styles, script
- * errors, and assets that failed to load. (A page answered 410 on purpose is not a problem.)
- */
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext(options);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('response', (r) => {
-    if (r.status() >= 400 && r.request().resourceType() !== 'document') problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on('requestfailed', (r) => {
-    if (r.resourceType() !== 'document') problems.push(`failed ${r.url()}`);
-  });
-  return { page, problems };
-}
-
 describe('a candidate takes the test in a real browser', () => {
   it('send → e-mail → answer in Chromium → submit: the platform shows the report completed with its score', async () => {
     const reportId = await send(ADA);
@@ -134,7 +113,7 @@ describe('a candidate takes the test in a real browser', () => {
     const sent = await reportOnceIt('urls on the report', reportId, (r) => expect(r.urls.cancel).toBeDefined());
     expect(sent.status).toBe('sent');
 
-    const { page, problems } = await newPage();
+    const { page, problems } = await openPage(browser);
     await page.goto(linkIn(mail.text));
     expect(await page.locator('h1').textContent()).toBe('JavaScript fundamentals');
     const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(testId) as { id: number; answer: number }[];
@@ -174,7 +153,7 @@ describe('a candidate takes the test in a real browser', () => {
     await reportOnceIt('urls.cancel on the report', reportId, (r) => expect(r.urls.cancel).toBeDefined());
 
     // The platform's own page: the recruiter clicks "Cancel this test".
-    const { page, problems } = await newPage();
+    const { page, problems } = await openPage(browser);
     await page.goto(`${mock.url}/companies/${ACME.id}/candidates/${ALAN}`);
     await Promise.all([page.waitForURL(/flash=/), page.getByRole('button', { name: 'Cancel this test' }).click()]);
     await reportOnceIt('the canceled report', reportId, (r) => expect(r.status).toBe('canceled'));
@@ -188,7 +167,7 @@ describe('a candidate takes the test in a real browser', () => {
   it('an operator cancels from the dashboard in the browser (signed in, same-origin form): the platform shows canceled', async () => {
     const reportId = await send(GRACE);
     await mailTo('grace@example.com');
-    const { page, problems } = await newPage({ httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
     await page.goto(`${partnerUrl}/admin`);
     await page.locator(`a[href="/admin/reports/${reportId}"]`).first().click();
     expect(await page.locator('h1').textContent()).toContain('Grace Hopper');

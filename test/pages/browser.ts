@@ -1,27 +1,8 @@
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { ADMIN } from '../invitations/support.js';
+import type { Browser, Page } from 'playwright-core';
+import { openPage } from '../support/browser.js';
 
-/**
- * A Chromium page that collects what would break it under helmet's CSP: refused scripts, styles
- * or frames, script errors, and sub-resources that failed to load. (A page answered 4xx on purpose
- * is not a problem: only documents are allowed to be.)
- */
-export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext(options);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('response', (r) => {
-    if (r.status() >= 400 && r.request().resourceType() !== 'document') problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on('requestfailed', (r) => {
-    if (r.resourceType() !== 'document') problems.push(`failed ${r.url()}`);
-  });
-  return { page, problems };
-}
+export { openPage };
+import { ADMIN } from '../invitations/support.js';
 
 /** The dashboard as its operator opens it: the browser answers the Basic challenge. */
 export const asOperator = (browser: Browser) => openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });

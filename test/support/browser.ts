@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type LaunchOptions, type Page } from 'playwright-core';
 
 /** How the page tests run Chromium: headless, no first-run chores, nothing fetched in the background. */
 export const CHROMIUM_ARGS = [
@@ -67,4 +67,26 @@ export async function launchChromium(): Promise<Browser> {
     }
   }
   throw new Error(`${HOW_TO_INSTALL}\nTried:\n${tried.join('\n')}`);
+}
+
+/**
+ * A Chromium page that collects what would break it under helmet's CSP: refused scripts, styles
+ * or frames, script errors, and sub-resources that failed to load. (A page answered 4xx on purpose
+ * is not a problem: only documents are allowed to be.)
+ */
+export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && r.request().resourceType() !== 'document') problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => {
+    if (r.resourceType() !== 'document') problems.push(`failed ${r.url()}`);
+  });
+  return { page, problems };
 }
