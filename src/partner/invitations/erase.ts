@@ -36,12 +36,12 @@ export function eraseCandidatePersonalData(
   const countMails = db
     .prepare<[string], number>(
       `SELECT count(*) FROM mail_outbox
-        WHERE report_id = ? AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL)`,
+        WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL)`,
     )
     .pluck();
   const eraseMail = db.prepare<[string, string]>(
     `UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL, last_error = NULL, updated_at = ?
-      WHERE report_id = ?`,
+      WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?)`,
   );
 
   return db.transaction(() => {

@@ -50,16 +50,16 @@ export type MailOutbox = ReturnType<typeof mailOutbox>;
  * Retries follow the report updates' schedule (reports/policy.ts).
  */
 export function mailOutbox(db: Db, clock: Clock) {
-  const insert = db.prepare<[string, MailKind, string, string, string, string], { id: number }>(
-    `INSERT INTO mail_outbox (report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+  const insert = db.prepare<[MailKind, string, string, string, string, string], { id: number }>(
+    `INSERT INTO mail_outbox (invitation_id, report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)
+     SELECT id, report_id, ?, ?, ?, ?, ? FROM invitations WHERE report_id = ? RETURNING id`,
   );
   const due = db.prepare<[string, number], Row>(
     `SELECT * FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
   );
   const nextDue = db.prepare<[], string | null>(`SELECT min(next_attempt_at) FROM mail_outbox WHERE status = 'pending'`).pluck();
   const byId = db.prepare<[number], Row>('SELECT * FROM mail_outbox WHERE id = ?');
-  const ofReport = db.prepare<[string], Row>('SELECT * FROM mail_outbox WHERE report_id = ? ORDER BY id');
+  const ofReport = db.prepare<[string], Row>(`SELECT * FROM mail_outbox WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`);
   const recent = db.prepare<[number], Row>('SELECT * FROM mail_outbox ORDER BY id DESC LIMIT ?');
   const sent = db.prepare(
     `UPDATE mail_outbox SET status = 'sent', attempts = attempts + 1, recipient = @recipient, subject = @subject,
@@ -70,7 +70,7 @@ export function mailOutbox(db: Db, clock: Clock) {
     `UPDATE mail_outbox SET status = 'skipped', last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
   );
   const skipPending = db.prepare<[string, string, string]>(
-    `UPDATE mail_outbox SET status = 'skipped', last_error = ?, updated_at = ? WHERE report_id = ? AND status = 'pending'`,
+    `UPDATE mail_outbox SET status = 'skipped', last_error = ?, updated_at = ? WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending'`,
   );
   const failed = db.prepare<[MailStatus, string, string, string, number]>(
     `UPDATE mail_outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?
@@ -82,7 +82,9 @@ export function mailOutbox(db: Db, clock: Clock) {
     /** Call inside the transaction of the change that calls for the e-mail. */
     enqueue(reportId: string, kind: MailKind): number {
       const at = clock.now();
-      return insert.get(reportId, kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at))!.id;
+      const row = insert.get(kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at), reportId);
+      if (!row) throw new Error(`No invitation for report ${reportId}`);
+      return row.id;
     },
     due(limit: number): QueuedMail[] {
       return due.all(now(), limit).map(toMail);

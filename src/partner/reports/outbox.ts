@@ -74,47 +74,48 @@ export type ReportOutbox = ReturnType<typeof reportOutbox>;
  */
 export function reportOutbox(db: Db, clock: Clock) {
   const insert = db.prepare<[string, string, string, string, string, string], { id: number }>(
-    `INSERT INTO report_updates (report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
+     SELECT id, report_id, ?, ?, ?, ?, ? FROM invitations WHERE report_id = ? RETURNING id`,
   );
   // The oldest pending update of each report that has one, when it is due. A report's newer
   // updates wait behind its oldest: they are sent with it, never before it.
   const dueHeads = db.prepare<[string, number], UpdateRow>(
     `SELECT u.* FROM report_updates u
       WHERE u.status = 'pending' AND u.next_attempt_at <= ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.report_id = u.report_id AND p.status = 'pending' AND p.id < u.id)
+        AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)
       ORDER BY u.next_attempt_at, u.id LIMIT ?`,
   );
   const nextDue = db
     .prepare<[], string | null>(
       `SELECT min(u.next_attempt_at) FROM report_updates u
         WHERE u.status = 'pending'
-          AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.report_id = u.report_id AND p.status = 'pending' AND p.id < u.id)`,
+          AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`,
     )
     .pluck();
   const pendingOf = db.prepare<[string], UpdateRow>(
-    `SELECT * FROM report_updates WHERE report_id = ? AND status = 'pending' ORDER BY id`,
+    `SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending' ORDER BY id`,
   );
   const deliveredAfter = db.prepare<[string, number], UpdateRow>(
-    `SELECT * FROM report_updates WHERE report_id = ? AND status = 'delivered' AND id > ? ORDER BY id`,
+    `SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'delivered' AND id > ? ORDER BY id`,
   );
   const byId = db.prepare<[number], UpdateRow>('SELECT * FROM report_updates WHERE id = ?');
-  const ofReport = db.prepare<[string], UpdateRow>('SELECT * FROM report_updates WHERE report_id = ? ORDER BY id');
+  const ofReport = db.prepare<[string], UpdateRow>(`SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`);
   const recent = db.prepare<[{ status: string | null; reportId: string | null; limit: number }], UpdateRow>(
-    `SELECT * FROM report_updates WHERE (@status IS NULL OR status = @status) AND (@reportId IS NULL OR report_id = @reportId)
+    `SELECT * FROM report_updates WHERE (@status IS NULL OR status = @status) AND (@reportId IS NULL OR invitation_id = (SELECT id FROM invitations WHERE report_id = @reportId))
       ORDER BY id DESC LIMIT @limit`,
   );
   const counts = db.prepare<[], { status: UpdateStatus; n: number }>(
     'SELECT status, count(*) AS n FROM report_updates GROUP BY status',
   );
   const insertAttempt = db.prepare(
-    `INSERT INTO report_update_attempts (report_id, first_update_id, last_update_id, request_body, response_status,
-        response_body, error, outcome, next_attempt_at, started_at, duration_ms)
-     VALUES (@reportId, @firstUpdateId, @lastUpdateId, @requestBody, @responseStatus, @responseBody, @error, @outcome,
-        @nextAttemptAt, @startedAt, @durationMs)`,
+    `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
+        response_status, response_body, error, outcome, next_attempt_at, started_at, duration_ms)
+     SELECT id, report_id, @firstUpdateId, @lastUpdateId, @requestBody, @responseStatus, @responseBody, @error, @outcome,
+        @nextAttemptAt, @startedAt, @durationMs
+       FROM invitations WHERE report_id = @reportId`,
   );
   const attemptsOf = db.prepare<[string], AttemptRow>(
-    'SELECT * FROM report_update_attempts WHERE report_id = ? ORDER BY id',
+    `SELECT * FROM report_update_attempts WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`,
   );
   const settle = db.prepare<[UpdateStatus, number | null, string | null, string | null, string, number]>(
     `UPDATE report_updates SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?, delivered_at = ?,
@@ -128,7 +129,7 @@ export function reportOutbox(db: Db, clock: Clock) {
     `UPDATE report_updates SET status = 'superseded', updated_at = ? WHERE id = ? AND status = 'pending'`,
   );
   const hurry = db.prepare<[string, string, string]>(
-    `UPDATE report_updates SET next_attempt_at = ?, updated_at = ? WHERE report_id = ? AND status = 'pending'`,
+    `UPDATE report_updates SET next_attempt_at = ?, updated_at = ? WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending'`,
   );
   const revive = db.prepare<[string, string, string, number]>(
     `UPDATE report_updates SET status = 'pending', next_attempt_at = ?, give_up_at = ?, updated_at = ?
@@ -142,11 +143,11 @@ export function reportOutbox(db: Db, clock: Clock) {
   // worker needs the delivered updates to know what the revived one must not overwrite.
   const pruneAttempts = db.prepare<[string]>(
     `DELETE FROM report_update_attempts WHERE started_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.report_id = report_update_attempts.report_id AND d.status = 'dead')`,
+        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.invitation_id = report_update_attempts.invitation_id AND d.status = 'dead')`,
   );
   const pruneSettled = db.prepare<[string]>(
     `DELETE FROM report_updates WHERE status IN ('delivered', 'superseded', 'canceled') AND updated_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.report_id = report_updates.report_id AND d.status = 'dead')`,
+        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.invitation_id = report_updates.invitation_id AND d.status = 'dead')`,
   );
 
   const now = () => isoAt(clock.now());
@@ -166,7 +167,9 @@ export function reportOutbox(db: Db, clock: Clock) {
     /** Queues an update of a report. Call it inside the transaction of the change it announces. */
     enqueue(reportId: string, body: ReportUpdate): number {
       const at = clock.now();
-      return insert.get(reportId, JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at))!.id;
+      const row = insert.get(JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at), reportId);
+      if (!row) throw new Error(`No invitation for report ${reportId}`);
+      return row.id;
     },
 
     /** The updates to send now: the oldest pending one of each report, when due. */
