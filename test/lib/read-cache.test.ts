@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { readCache } from '../../src/lib/perf/read-cache.js';
+import { openDb } from '../../src/partner/db/open.js';
+
+/** A cache over a fresh partner database, and a loader that counts the reads it was asked for. */
+function counted(max: number) {
+  const db = openDb(':memory:');
+  const cache = readCache<number, string>(db, { max });
+  const loads: number[] = [];
+  const load = (key: number) => (loads.push(key), key < 0 ? undefined : `value ${key}`);
+  return { db, cache, get: (key: number) => cache.get(key, load), loads };
+}
+
+describe('readCache', () => {
+  it('reads a key from the database on its first two uses, and from memory from then on', () => {
+    const { get, loads } = counted(10);
+    for (let i = 0; i < 5; i++) expect(get(7)).toBe('value 7');
+    expect(loads).toEqual([7, 7]);
+  });
+
+  it('does not keep what was not found: an unknown key is read again each time', () => {
+    const { get, loads } = counted(10);
+    for (let i = 0; i < 3; i++) expect(get(-1)).toBeUndefined();
+    expect(loads).toEqual([-1, -1, -1]);
+  });
+
+  it('forgets everything when the tables it caches are written to, from this connection or another', () => {
+    const { db, get, loads } = counted(10);
+    get(7);
+    get(7);
+    get(7);
+    expect(loads).toHaveLength(2);
+    db.prepare("INSERT INTO accounts (name, created_at) VALUES ('Acme', '2026-11-23T00:00:00.000Z')").run();
+    expect(get(7)).toBe('value 7');
+    expect(loads).toHaveLength(3);
+  });
+
+  it('keeps a working set that fits: after two rounds, a third reads nothing', () => {
+    const { cache, get, loads } = counted(100);
+    for (let round = 0; round < 3; round++) for (let key = 0; key < 100; key++) get(key);
+    expect(loads).toHaveLength(200);
+    expect(cache.size).toBe(100);
+  });
+
+  it('when more keys take turns than it holds, it reads each from the database and keeps none, rather than evicting every entry before its next use', () => {
+    const { cache, get, loads } = counted(100);
+    // 1,000 keys in turn through a cache of 100: no key comes back before 900 others.
+    for (let round = 0; round < 3; round++) for (let key = 0; key < 1000; key++) get(key);
+    expect(loads).toHaveLength(3000);
+    expect(cache.size).toBe(0);
+    // The keys that do come back soon are still cached, on their second miss, as ever.
+    get(5000);
+    get(5000);
+    get(5000);
+    expect(loads.filter((k) => k === 5000)).toHaveLength(2);
+    expect(cache.size).toBe(1);
+  });
+});
