@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { capturedLogger } from '../support/log.js';
 import { flowHarness, linkIn, sendBody } from './support.js';
 
 describe('invitation e-mail delivery', () => {
@@ -40,7 +41,9 @@ describe('invitation e-mail delivery', () => {
     const seenWhileSending: string[][] = [];
     let statuses = (): string[] => [];
     let sends = 0;
+    const log = capturedLogger();
     const h = await flowHarness({
+      logger: log.logger,
       env: { SMTP_MAX_CONNECTIONS: String(connections) },
       mailer: (real) => ({
         ...real,
@@ -55,9 +58,14 @@ describe('invitation e-mail delivery', () => {
     const other = new Database(h.dbFile, { readonly: true });
     statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
     const c = h.customer('Acme', ['SQL basics']);
-    for (let i = 0; i < 3; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
+    const reportIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const body = sendBody(c.tests[0]!.id);
+      await h.send(c.token, body);
+      reportIds.push(body.report_id);
+    }
     await h.starter.runOnce();
-    return { h, seenWhileSending, statuses, close: () => (other.close(), h.close()) };
+    return { h, reportIds, log: log.entries, seenWhileSending, statuses, close: () => (other.close(), h.close()) };
   }
 
   it('when several e-mails are due, then what became of them is recorded together after the batch: one commit, not one each', async () => {
@@ -69,6 +77,11 @@ describe('invitation e-mail delivery', () => {
       expect(await t.h.sender.runOnce()).toMatchObject({ sent: 3 });
       expect(t.seenWhileSending).toEqual([Array(3).fill('pending'), Array(3).fill('pending'), Array(3).fill('pending')]);
       expect(t.statuses()).toEqual(['sent', 'sent', 'sent']);
+      // One log line for the batch's starts and one for its e-mails, each naming every report.
+      expect(t.log().map((e) => [e.msg, e.reportIds])).toEqual([
+        ['3 invitations started', t.reportIds],
+        ['3 e-mails sent', t.reportIds],
+      ]);
     } finally {
       vi.useRealTimers();
       await t.close();

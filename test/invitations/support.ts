@@ -9,7 +9,7 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { loadConfig, type Config } from '../../src/partner/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
-import { createLogger } from '../../src/lib/http/logger.js';
+import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import type { DeliveryTimeouts } from '../../src/partner/reports/worker.js';
@@ -47,6 +47,8 @@ export interface FlowOptions {
   mailer?: (configured: Mailer) => Mailer;
   /** The vendor's product; the demo provider when not given. */
   provider?: ProviderSource;
+  /** Where the partner logs (silent when not given). */
+  logger?: Logger;
 }
 
 /**
@@ -87,7 +89,7 @@ export async function flowHarness(options: FlowOptions = {}) {
   const mailer = (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail));
   const parts = assemble(config, {
     db,
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     clock,
     publicUrl,
     mailer,

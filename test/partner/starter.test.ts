@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { capturedLogger } from '../support/log.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
 import { invitationStarter } from '../../src/partner/invitations/starter.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
@@ -66,7 +67,9 @@ describe('invitation starter', () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
     const lifecycle = invitationLifecycle({ db: h.db, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.db, h.clock), mail: mailOutbox(h.db, h.clock) });
     let transactions = 0;
+    const { logger, entries } = capturedLogger();
     const s = starter({
+      logger,
       inTransaction: (fn) => {
         transactions += 1;
         h.db.transaction(fn)();
@@ -86,6 +89,11 @@ describe('invitation starter', () => {
     // The recorded starts queued their e-mails; the failed one queued nothing.
     const mails = h.db.prepare('SELECT report_id FROM mail_outbox ORDER BY id').pluck().all();
     expect(mails).toEqual([ids[0], ids[2]]);
+    // One line for the batch's starts, naming each; the failure has a line of its own.
+    expect(entries().map((e) => [e.level, e.msg, e.reportIds ?? e.reportId])).toEqual([
+      ['warn', 'invitation start failed', ids[1]],
+      ['info', '2 invitations started', [ids[0], ids[2]]],
+    ]);
   });
 
   it('when the provider is slow, then the starts it already made are recorded without waiting for the rest of the batch', async () => {

@@ -1,10 +1,10 @@
 import { arrangeStatus } from '../support/partner.js';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../src/contract/decisions.js';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { capturedLogger } from '../support/log.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { MAX_HANDLER_ATTEMPTS } from '../../src/partner/webhooks/processor.js';
@@ -12,18 +12,6 @@ import { COMPANY, candidateEvent, envelope, partnerWebhooks, signed, type Partne
 
 let partner: PartnerWebhooks;
 afterEach(() => partner?.close());
-
-/** A logger whose lines the test reads. */
-function capturedLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { logger: createLogger('info', stream), lines };
-}
 
 const deliver = async (body: string) => {
   await request(partner.app).post(`/webhooks/platform/${COMPANY}`).set(signed(body)).send(body).expect(200);

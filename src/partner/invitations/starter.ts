@@ -50,18 +50,23 @@ export function invitationStarter(deps: {
     logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
   }
 
-  /** Records the starts the provider made, in one transaction: one commit for a batch, not one each. */
+  /**
+   * Records the starts the provider made, in one transaction: one commit for a batch, not one
+   * each; and one log line for the batch, naming each report (a failure gets a line of its own).
+   */
   function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): void {
+    const reportIds: string[] = [];
     inTransaction(() => {
       for (const { invitation, candidateUrl } of started) {
         try {
           markStarted(invitation, candidateUrl);
-          logger.info({ reportId: invitation.reportId }, 'invitation started');
+          reportIds.push(invitation.reportId);
         } catch (err) {
           failed(invitation, err);
         }
       }
     });
+    if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'invitation started' : `${reportIds.length} invitations started`);
   }
 
   return {

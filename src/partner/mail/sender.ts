@@ -91,7 +91,6 @@ export function mailSender(deps: {
       const sent = await mailer.send(message);
       return () => {
         outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
-        logger.info({ mailId: mail.id, reportId: mail.reportId }, 'e-mail sent');
         return 'sent';
       };
     } catch (err) {
@@ -116,8 +115,15 @@ export function mailSender(deps: {
     async runOnce(stopping?: AbortSignal): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
       const sent = heldBatch(
-        (records: RecordOutcome[]) => {
-          for (const outcome of recordAll(records)) counts[outcome] += 1;
+        (records: { mail: QueuedMail; record: RecordOutcome }[]) => {
+          const outcomes = recordAll(records.map((r) => r.record));
+          const reportIds: string[] = [];
+          outcomes.forEach((outcome, i) => {
+            counts[outcome] += 1;
+            if (outcome === 'sent') reportIds.push(records[i]!.mail.reportId);
+          });
+          // One line for the batch, naming each report; a failure was logged on its own.
+          if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'e-mail sent' : `${reportIds.length} e-mails sent`);
         },
         { stopping },
       );
@@ -127,7 +133,7 @@ export function mailSender(deps: {
         const lane = async () => {
           while (next < due.length && !stopping?.aborted) {
             const mail = due[next++]!;
-            await sent.add(() => sendOne(mail));
+            await sent.add(async () => ({ mail, record: await sendOne(mail) }));
             await pause();
           }
         };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
@@ -85,16 +86,25 @@ export function oneLine(text: string): string {
 /** A bare address: something@somewhere, with nothing that could start a second address or a header. */
 export const isBareAddress = (address: string): boolean => /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/u.test(address);
 
-/** What nodemailer is given: one structured recipient, and headers on one line whatever the caller passed. */
+/**
+ * What nodemailer is given: one structured recipient, headers on one line whatever the caller
+ * passed, and a Message-ID of our own, as nodemailer asks ("You really should define your own
+ * Message-Id field!"): it would draw five random numbers for one, a tenth of the JSON transport's
+ * cost, where randomUUID comes from a buffer.
+ */
 function mailOptions(from: string, message: MailMessage) {
   if (!isBareAddress(message.to.address)) throw new Error('the recipient is not a single e-mail address');
   return {
     ...message,
     from,
+    messageId: `<${randomUUID()}@${domainOf(from)}>`,
     to: { name: oneLine(message.to.name), address: message.to.address },
     subject: oneLine(message.subject),
   };
 }
+
+/** The domain of MAIL_FROM's address (config.ts checked it holds exactly one). */
+const domainOf = (from: string): string => /@([^\s<>@]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
 
 function envelopeOf(envelope: { from: string | false; to: string[] }): SentMail['envelope'] {
   return { from: envelope.from || '', to: envelope.to };
