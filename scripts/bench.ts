@@ -134,7 +134,7 @@ async function main() {
     }
     // Measured alone, on the same database: one partner process per database.
     await stopAll(children);
-    if (process.env.BENCH_STARTUP !== '0') await startupAndIdle(dir, partnerDb);
+    if (process.env.BENCH_STARTUP !== '0') await startupAndIdle(partnerDb);
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   } finally {
     await stopAll(children);
@@ -218,15 +218,12 @@ function storeInvitations(partnerFile: string, baselineFile: string): void {
 
 /**
  * Time from process start to the first answered /healthz, and resident memory once idle: the
- * partner as `npm start` runs it, on the bench's database, beside a bare node:http process that
- * answers /healthz and does nothing else. Medians of five starts each.
+ * partner as `npm start` runs it, on the bench's database, beside two references — a bare
+ * node:http process answering /healthz (bench/healthz-bare.mjs), and an Express app that opens the
+ * same database and does nothing else (bench/healthz-express.mjs): the floor for any server on the
+ * kit's framework and database. Medians of five starts each, the three taking turns.
  */
-async function startupAndIdle(dir: string, partnerDb: string): Promise<void> {
-  const bare = path.join(dir, 'bare-healthz.mjs');
-  writeFileSync(
-    bare,
-    "import http from 'node:http';\nhttp.createServer((q, s) => s.end('{\"ok\":true}')).listen(Number(process.env.PORT), '127.0.0.1');\n",
-  );
+async function startupAndIdle(partnerDb: string): Promise<void> {
   const env = {
     NODE_ENV: 'production',
     DATABASE_PATH: partnerDb,
@@ -250,17 +247,20 @@ async function startupAndIdle(dir: string, partnerDb: string): Promise<void> {
     await new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')));
     return { startMs, rssMb };
   };
-  const five = async (args: string[]) => {
-    const runs = [];
-    for (let i = 0; i < 5; i++) runs.push(await measure(args));
-    return { startMs: median(runs.map((r) => r.startMs)), rssMb: median(runs.map((r) => r.rssMb)) };
+  const programs = {
+    'bare node': [path.join(ROOT, 'bench', 'healthz-bare.mjs')],
+    'express + db': [path.join(ROOT, 'bench', 'healthz-express.mjs')],
+    partner: startArgs(),
   };
-  const b = await five([bare]);
-  const p = await five(startArgs());
+  const runs: Record<string, { startMs: number; rssMb: number }[]> = {};
+  for (let i = 0; i < 5; i++) for (const [name, args] of Object.entries(programs)) (runs[name] ??= []).push(await measure(args));
+  const bare = median(runs['bare node']!.map((r) => r.startMs));
   console.log('start-up (process start to the first /healthz answer) and idle memory, medians of 5');
-  console.log(`  bare node  ${b.startMs.toFixed(0).padStart(5)} ms   ${b.rssMb.toFixed(1).padStart(6)} MB RSS`);
-  console.log(`  partner    ${p.startMs.toFixed(0).padStart(5)} ms   ${p.rssMb.toFixed(1).padStart(6)} MB RSS`);
-  console.log(`  ratio      ${(p.startMs / b.startMs).toFixed(2)}× the bare start-up time\n`);
+  for (const [name, r] of Object.entries(runs)) {
+    const startMs = median(r.map((x) => x.startMs));
+    console.log(`  ${name.padEnd(13)} ${startMs.toFixed(0).padStart(5)} ms (${(startMs / bare).toFixed(2)}× bare)   ${median(r.map((x) => x.rssMb)).toFixed(1).padStart(6)} MB RSS`);
+  }
+  console.log('');
 }
 
 function startServer(

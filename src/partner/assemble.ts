@@ -1,5 +1,4 @@
 import type { DestinationStream } from 'pino';
-import type { Dispatcher } from 'undici';
 import { accountStore } from './accounts/store.js';
 import { createApp, type PartnerCore, type PartnerRoutes } from './app.js';
 import type { Clock } from '../lib/clock.js';
@@ -18,7 +17,7 @@ import type { Mailer } from './mail/transport.js';
 import type { Provider, ProviderKit, ProviderSource } from './provider/types.js';
 import { reportOutbox } from './reports/outbox.js';
 import { vendorReports } from './results/reports.js';
-import { deliveryWorker, type DeliveryTimeouts } from './reports/worker.js';
+import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './reports/worker.js';
 import type { WebhookHandler } from './webhooks/handlers/index.js';
 import { webhookProcessor } from './webhooks/processor.js';
 
@@ -31,7 +30,8 @@ export interface AssembleDeps {
   /** Where candidates and the platform reach this server (links, report urls). */
   publicUrl: string;
   mailer: Mailer;
-  dispatcher: Dispatcher;
+  /** Report deliveries' HTTP client: `deliveryAgent()`, or an undici Agent or MockAgent. */
+  dispatcher: DeliveryClient;
   /** The vendor's product: a provider, or a factory given the kit (its migrations applied first). */
   provider: ProviderSource;
   /** By webhook event type; the kit's handlers (`defaultWebhookHandlers`) by default. */

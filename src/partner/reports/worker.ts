@@ -1,5 +1,5 @@
 import { backoffMs } from '../jobs/backoff.js';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
@@ -28,22 +28,43 @@ export interface DeliveryTimeouts {
   bodyMs: number;
 }
 
-/** The HTTP client deliveries use in production: connect, headers and body timeouts on every request. */
-export function deliveryAgent(timeouts: DeliveryTimeouts = DELIVERY_TIMEOUTS): Agent {
-  return new Agent({
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 4_000,
-  });
+/** What deliveries go through: `deliveryAgent()` in production; an undici Agent or MockAgent does too. */
+export interface DeliveryClient {
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
+/**
+ * The HTTP client deliveries use in production: an undici Agent with connect, headers and body
+ * timeouts on every request, made on the first delivery — importing undici was a fifth of the
+ * partner's start-up, and a partner that is not registered yet delivers nothing.
+ */
+export function deliveryAgent(timeouts: DeliveryTimeouts = DELIVERY_TIMEOUTS) {
+  let agent: Promise<Agent> | undefined;
+  const made = () =>
+    (agent ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: timeouts.connectMs },
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+          keepAliveTimeout: 4_000,
+        }),
+    ));
+  return {
+    request: async (options: Dispatcher.RequestOptions) => (await made()).request(options),
+    /** Lets requests in flight finish, then closes the connections. */
+    close: async () => agent && (await agent).close(),
+    /** Closes the connections at once, requests in flight with them. */
+    destroy: async () => agent && (await agent).destroy(),
+  };
 }
 
 export interface DeliveryWorkerDeps {
   outbox: ReportOutbox;
   clock: Clock;
   logger: Logger;
-  /** Where requests go through: `deliveryAgent()` in production, anything undici accepts in tests. */
-  dispatcher: Dispatcher;
+  /** Where requests go through: `deliveryAgent()` in production, an undici Agent or MockAgent in tests. */
+  dispatcher: DeliveryClient;
   platform: { url: string; codename: string; secret: string | undefined };
   timeouts?: DeliveryTimeouts;
   random?: () => number;
@@ -94,13 +115,14 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     | { kind: 'stopped' };
 
   async function send(reportId: string, body: ReportUpdate): Promise<Sent> {
-    const url = `${platform.url}/api/p/${encodeURIComponent(platform.codename)}/reports/${encodeURIComponent(reportId)}`;
+    const url = new URL(`${platform.url}/api/p/${encodeURIComponent(platform.codename)}/reports/${encodeURIComponent(reportId)}`);
     // A last bound on the whole exchange, in case a server trickles its body forever.
     const overall = AbortSignal.timeout(timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs);
     try {
-      const res = await request(url, {
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname,
         method: 'PATCH',
-        dispatcher,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',
