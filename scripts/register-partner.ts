@@ -238,13 +238,23 @@ export function describeResult(result: RegisterResult, options: Pick<RegisterOpt
   }
 }
 
-async function cli(): Promise<number> {
+/** Where the command writes. */
+export interface RegisterIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/**
+ * `npm run register` once its (absent) arguments are checked: registers as `env` says, prints the
+ * outcome to `io`; returns the exit code (0 registered, 1 refused or unreachable, 78 configuration).
+ */
+export async function registerCli(env: Record<string, string | undefined>, io: RegisterIo): Promise<number> {
   let options: RegisterOptions;
   try {
-    options = loadRegisterOptions(process.env);
+    options = loadRegisterOptions(env);
   } catch (err) {
     if (err instanceof RegisterConfigError) {
-      console.error(err.message);
+      io.stderr(`${err.message}\n`);
       return 78; // EX_CONFIG
     }
     throw err;
@@ -252,10 +262,10 @@ async function cli(): Promise<number> {
   const result = await registerPartner(options);
   const text = describeResult(result, options);
   if (result.ok) {
-    console.log(text);
+    io.stdout(`${text}\n`);
     return 0;
   }
-  console.error(text);
+  io.stderr(`${text}\n`);
   return 1;
 }
 
@@ -263,5 +273,8 @@ const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathTo
 if (isEntryPoint) {
   commandLineOrExit(USAGE, process.argv.slice(2), {});
   loadEnvFile();
-  process.exitCode = await cli();
+  process.exitCode = await registerCli(process.env, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
 }
