@@ -12,7 +12,11 @@ import { eventually } from '../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 import { tcpForwarder } from '../support/net.js';
 
-/** `npm run conformance`: its arguments, its output and exit codes, run as its own process. */
+/**
+ * `npm run conformance`: its arguments, its output and exit codes — through `conformanceCli`, what
+ * the script runs, and as its own process where the process is the point (no stack trace, Enter on
+ * standard input).
+ */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-conformance-cli-'));
@@ -140,7 +144,7 @@ describe('against running partners', () => {
   it("the kit's partner: a line per check with its section, then '37 passed, 0 failed' alone on the last line; exit 0", async () => {
     const tokens = ['Acme', 'Globex'].map((name) => kit.customer(name, ['JavaScript']).token);
     const empty = kit.customer('Initech').token;
-    const result = await runCli([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
+    const result = await cliInProcess([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = lines(result.stdout);
@@ -153,7 +157,7 @@ describe('against running partners', () => {
 
   it('the broken partner: the failing checks named, exit 1; --json gives the same results as data', async () => {
     const args = [broken.url, '--token', broken.tokens.a, '--token', broken.tokens.b];
-    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])]);
+    const [text, json] = await Promise.all([cliInProcess(args), cliInProcess([...args, '--json'])]);
     expect(text.code).toBe(1);
     expect(lines(text.stdout)).toContain('✘ §4 validate_token answers malformed JSON with a 4xx, not a 5xx (expected 4xx, got 500 {"error":"Internal Server Error"}) [robust.validate_token.malformed_json]');
 
