@@ -10,7 +10,7 @@ import type { CheckResult } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 import { eventually } from '../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
-import { tcpForwarder } from '../support/net.js';
+import { connectionHandOver } from '../support/net.js';
 
 /**
  * `npm run conformance`: its arguments, its output and exit codes — through `conformanceCli`, what
@@ -179,10 +179,10 @@ describe('against running partners', () => {
 
 describe('--platform --wait: the partner is started with the printed settings, then Enter', () => {
   let second: KitPartner | undefined;
-  let forwarder: Awaited<ReturnType<typeof tcpForwarder>>;
+  let front: Awaited<ReturnType<typeof connectionHandOver>>;
   afterEach(async () => {
     await second?.close();
-    await forwarder?.close();
+    await front?.close();
   });
 
   it('checks the report updates the partner sends to the mock it started', async () => {
@@ -192,9 +192,9 @@ describe('--platform --wait: the partner is started with the printed settings, t
     const first = await startKitPartner({}, { databasePath });
     const tokens = ['Acme', 'Globex'].map((name) => first.customer(name, ['JavaScript']).token);
     await first.close();
-    forwarder = await tcpForwarder();
+    front = await connectionHandOver();
 
-    const cli = spawnCli([`${forwarder.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
+    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
     const settings = await eventually(
       () => {
         const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(cli.stdout());
@@ -205,12 +205,12 @@ describe('--platform --wait: the partner is started with the printed settings, t
     );
     expect(settings.PARTNER_CODENAME).toBe('conformance');
     second = await startKitPartner(settings, { databasePath });
-    forwarder.to(second.port);
+    front.to(second.server);
     cli.child.stdin.write('\n');
 
     const result = await cli.done;
     expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout).toBe(0);
     const checks = CALLBACK_CHECKS.length - 1 + PLATFORM_CHECKS.length + ANSWER_CHECKS.length;
     expect(lines(result.stdout).at(-1)).toBe(`${checks} passed, 0 failed`);
     expect(result.stdout).toContain('✔ §3.2 every report update carries the partner secret in RT-PARTNER-SECRET');
