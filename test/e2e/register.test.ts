@@ -169,11 +169,10 @@ describe('configuration', () => {
 });
 
 describe('npm run register', () => {
-  const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-  /** The CLI as a child process, as `npm run register` runs it. */
+  /** The CLI as a child process, as `npm run register` runs it: Node itself with tsx's loader (without tsx's wrapper process). */
   const runProcess = (env: Record<string, string>) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(TSX, ['scripts/register-partner.ts'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/register-partner.ts'], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       });

@@ -90,7 +90,8 @@ describe('accounts CLI', () => {
   });
 
   it('as its own process (npm run accounts): an unknown account on stderr, exit 2, nothing on stdout, no stack trace', async () => {
-    const failed = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/accounts.ts', 'token', '99', '--json'], { cwd: ROOT, env }).then(
+    // Node itself with tsx's loader, as `npm run accounts` runs it (without tsx's wrapper process).
+    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/accounts.ts', 'token', '99', '--json'], { cwd: ROOT, env }).then(
       () => undefined,
       (err: { code: number; stdout: string; stderr: string }) => err,
     );
