@@ -9,6 +9,8 @@
  * A token is printed once, when it is issued; only its digest is stored. Reads DATABASE_PATH like
  * the server does.
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
@@ -34,7 +36,14 @@ class UnknownAccount extends Error {
   }
 }
 
-async function run(argv: string[]): Promise<void> {
+/** Where the command writes, and the environment it reads (DATABASE_PATH, PARTNER_KIND, …). */
+export interface AccountsIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+async function run(argv: string[], io: AccountsIo): Promise<void> {
   const { values, positionals } = parseCommandLine(
     argv,
     { json: { type: 'boolean', default: false }, test: { type: 'string', multiple: true } },
@@ -42,16 +51,16 @@ async function run(argv: string[]): Promise<void> {
   );
   const [command, arg, extra] = positionals;
   if (values.help) {
-    console.log(USAGE);
+    io.stdout(`${USAGE}\n`);
     return;
   }
   if (!command) throw new UsageError('Give a command');
   if (extra !== undefined) throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
   if (values.test && command !== 'create') throw new UsageError('--test goes with create only');
-  const config = loadConfig(process.env);
+  const config = loadConfig(io.env);
   const db = openDb(config.databasePath);
   const accounts = accountStore(db, systemClock);
-  const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
+  const print = (json: unknown, text: string) => io.stdout(`${values.json ? JSON.stringify(json) : text}\n`);
   try {
     switch (command) {
       case 'create': {
@@ -118,15 +127,30 @@ function accountId(arg: string | undefined): number {
   return Number(arg);
 }
 
-loadEnvFile();
-try {
-  await run(process.argv.slice(2));
-} catch (err) {
-  if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount) {
-    console.error(err.message);
-    if (err instanceof UsageError) console.error(`\n${USAGE}`);
-    process.exitCode = 2;
-  } else {
+/**
+ * The command: runs it, prints to `io`; returns the exit code (0 done, 2 wrong arguments, an
+ * unknown account or a bad setting). Any other error is thrown.
+ */
+export async function accountsCli(argv: string[], io: AccountsIo): Promise<number> {
+  try {
+    await run(argv, io);
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount) {
+      io.stderr(`${err.message}\n`);
+      if (err instanceof UsageError) io.stderr(`\n${USAGE}\n`);
+      return 2;
+    }
     throw err;
   }
+}
+
+const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isEntryPoint) {
+  loadEnvFile();
+  process.exitCode = await accountsCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+  });
 }

@@ -19,7 +19,7 @@ import { ManifestError, readManifest } from '../src/contract/manifest.js';
 import { Codename, IntegerId, Partner, type PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
-import { commandLineOrExit } from '../src/lib/cli.js';
+import { exitUnlessRun, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import { packageRoot } from '../src/lib/package-root.js';
 
 /**
@@ -238,13 +238,17 @@ export function describeResult(result: RegisterResult, options: Pick<RegisterOpt
   }
 }
 
-async function cli(): Promise<number> {
+/**
+ * `npm run register` once its (absent) arguments are checked: registers as `env` says, prints the
+ * outcome to `io`; returns the exit code (0 registered, 1 refused or unreachable, 78 configuration).
+ */
+export async function registerCli(env: Record<string, string | undefined>, io: CliOutput): Promise<number> {
   let options: RegisterOptions;
   try {
-    options = loadRegisterOptions(process.env);
+    options = loadRegisterOptions(env);
   } catch (err) {
     if (err instanceof RegisterConfigError) {
-      console.error(err.message);
+      io.stderr(`${err.message}\n`);
       return 78; // EX_CONFIG
     }
     throw err;
@@ -252,16 +256,22 @@ async function cli(): Promise<number> {
   const result = await registerPartner(options);
   const text = describeResult(result, options);
   if (result.ok) {
-    console.log(text);
+    io.stdout(`${text}\n`);
     return 0;
   }
-  console.error(text);
+  io.stderr(`${text}\n`);
   return 1;
 }
 
+/** `npm run register`'s command line, read before anything is sent: it takes no arguments (see readCommandLine). */
+export const readRegisterCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
-  commandLineOrExit(USAGE, process.argv.slice(2), {});
+  exitUnlessRun(readRegisterCommandLine(process.argv.slice(2)));
   loadEnvFile();
-  process.exitCode = await cli();
+  process.exitCode = await registerCli(process.env, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
 }

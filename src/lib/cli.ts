@@ -33,33 +33,47 @@ export function parseCommandLine<const O extends Options, const P extends boolea
   }
 }
 
+/** Where a command writes: the process's streams, or (in tests) strings. */
+export interface CliOutput {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processOutput: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
 /**
- * What an entry point does with its arguments before anything else: `--help` prints the usage
- * (exit 0); wrong arguments print what is wrong and the usage on stderr (exit 2), never a stack
- * trace. Returns the parsed arguments when the command should run.
+ * What an entry point does with its arguments before anything else: `--help` prints the usage on
+ * stdout (exit 0); wrong arguments print what is wrong and the usage on stderr (exit 2), never a
+ * stack trace. Returns the parsed arguments when the command should run, else `{ exit }` with the
+ * code to exit with, once printed.
  */
-export function commandLineOrExit<const O extends Options, const P extends boolean = false>(
+export function readCommandLine<const O extends Options, const P extends boolean = false>(
   usage: string,
   args: string[],
   options: O,
   allowPositionals?: P,
-): ReturnType<typeof parseCommandLine<O, P>> {
+  out: CliOutput = processOutput,
+): { run: ReturnType<typeof parseCommandLine<O, P>> } | { exit: 0 | 2 } {
   let parsed: ReturnType<typeof parseCommandLine<O, P>>;
   try {
     parsed = parseCommandLine(args, options, allowPositionals);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    exitWithUsage(usage, err.message);
+    out.stderr(`${err.message}\n\n${usage}\n`);
+    return { exit: 2 };
   }
   if ((parsed.values as { help?: boolean }).help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
+    out.stdout(`${usage}\n`);
+    return { exit: 0 };
   }
-  return parsed;
+  return { run: parsed };
 }
 
-/** Prints `message` and the usage on stderr and exits 2. */
-export function exitWithUsage(usage: string, message: string): never {
-  console.error(`${message}\n\n${usage}`);
-  process.exit(2);
+/** What an entry point does with `readCommandLine`'s answer: exits when the command should not run. */
+export function exitUnlessRun<T>(read: { run: T } | { exit: number }): T {
+  if ('exit' in read) process.exit(read.exit);
+  return read.run;
 }

@@ -19,7 +19,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
-import { commandLineOrExit } from '../lib/cli.js';
+import { exitUnlessRun, readCommandLine, type CliOutput } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -196,9 +196,12 @@ Serves the mock platform sandbox. It takes no arguments; it reads the environmen
   LOG_LEVEL            fatal | error | warn | info | debug | trace | silent
   LOG_FORMAT           json (default) | pretty`;
 
+/** `npm run mock`'s command line, read before anything starts: it takes no arguments (see readCommandLine). */
+export const readMockCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isEntryPoint) {
-  commandLineOrExit(USAGE, process.argv.slice(2), {});
+  exitUnlessRun(readMockCommandLine(process.argv.slice(2)));
   loadEnvFile();
   const env = mockOptionsFrom(process.env);
   if (!env.ok) {

@@ -10,9 +10,13 @@ import type { CheckResult } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 import { eventually } from '../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
-import { tcpForwarder } from '../support/net.js';
+import { connectionHandOver } from '../support/net.js';
 
-/** `npm run conformance`: its arguments, its output and exit codes, run as its own process. */
+/**
+ * `npm run conformance`: its arguments, its output and exit codes — through `conformanceCli`, what
+ * the script runs, and as its own process where the process is the point (no stack trace, Enter on
+ * standard input).
+ */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-conformance-cli-'));
@@ -140,7 +144,7 @@ describe('against running partners', () => {
   it("the kit's partner: a line per check with its section, then '37 passed, 0 failed' alone on the last line; exit 0", async () => {
     const tokens = ['Acme', 'Globex'].map((name) => kit.customer(name, ['JavaScript']).token);
     const empty = kit.customer('Initech').token;
-    const result = await runCli([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
+    const result = await cliInProcess([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = lines(result.stdout);
@@ -153,7 +157,7 @@ describe('against running partners', () => {
 
   it('the broken partner: the failing checks named, exit 1; --json gives the same results as data', async () => {
     const args = [broken.url, '--token', broken.tokens.a, '--token', broken.tokens.b];
-    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])]);
+    const [text, json] = await Promise.all([cliInProcess(args), cliInProcess([...args, '--json'])]);
     expect(text.code).toBe(1);
     expect(lines(text.stdout)).toContain('✘ §4 validate_token answers malformed JSON with a 4xx, not a 5xx (expected 4xx, got 500 {"error":"Internal Server Error"}) [robust.validate_token.malformed_json]');
 
@@ -175,10 +179,10 @@ describe('against running partners', () => {
 
 describe('--platform --wait: the partner is started with the printed settings, then Enter', () => {
   let second: KitPartner | undefined;
-  let forwarder: Awaited<ReturnType<typeof tcpForwarder>>;
+  let front: Awaited<ReturnType<typeof connectionHandOver>>;
   afterEach(async () => {
     await second?.close();
-    await forwarder?.close();
+    await front?.close();
   });
 
   it('checks the report updates the partner sends to the mock it started', async () => {
@@ -188,9 +192,9 @@ describe('--platform --wait: the partner is started with the printed settings, t
     const first = await startKitPartner({}, { databasePath });
     const tokens = ['Acme', 'Globex'].map((name) => first.customer(name, ['JavaScript']).token);
     await first.close();
-    forwarder = await tcpForwarder();
+    front = await connectionHandOver();
 
-    const cli = spawnCli([`${forwarder.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
+    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
     const settings = await eventually(
       () => {
         const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(cli.stdout());
@@ -201,12 +205,12 @@ describe('--platform --wait: the partner is started with the printed settings, t
     );
     expect(settings.PARTNER_CODENAME).toBe('conformance');
     second = await startKitPartner(settings, { databasePath });
-    forwarder.to(second.port);
+    front.to(second.server);
     cli.child.stdin.write('\n');
 
     const result = await cli.done;
     expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout).toBe(0);
     const checks = CALLBACK_CHECKS.length - 1 + PLATFORM_CHECKS.length + ANSWER_CHECKS.length;
     expect(lines(result.stdout).at(-1)).toBe(`${checks} passed, 0 failed`);
     expect(result.stdout).toContain('✔ §3.2 every report update carries the partner secret in RT-PARTNER-SECRET');

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { CliOutput } from '../../src/lib/cli.js';
+import { readMockCommandLine } from '../../src/mock-platform/server.js';
+import { readDevCommandLine } from '../../scripts/dev.js';
+import { readRegisterCommandLine } from '../../scripts/register-partner.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-'));
@@ -37,18 +41,41 @@ const run = (script: string, args: string[]) =>
     });
   });
 
+/**
+ * Each entry point's command-line reading, in this process: what the script does with its
+ * arguments before it starts anything, its exit code (undefined: it would run) and its output.
+ */
+const readInProcess = (read: (args: string[], out: CliOutput) => { exit: number } | object, args: string[]) => {
+  let stdout = '';
+  let stderr = '';
+  const answer = read(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code: 'exit' in answer ? answer.exit : undefined, stdout, stderr };
+};
+
 const CLIS = [
-  ['npm run register', 'scripts/register-partner.ts'],
-  ['npm run dev', 'scripts/dev.ts'],
-  ['npm run mock', 'src/mock-platform/server.ts'],
+  ['npm run register', 'scripts/register-partner.ts', readRegisterCommandLine],
+  ['npm run dev', 'scripts/dev.ts', readDevCommandLine],
+  ['npm run mock', 'src/mock-platform/server.ts', readMockCommandLine],
 ] as const;
 
 describe('command-line arguments', () => {
-  it.each(CLIS.flatMap(([name, script]) => [
-    [name, script, ['--bogus']],
-    [name, script, ['extra']],
-  ]))('%s %j: the usage on stderr, exit 2, no stack trace, nothing started', async (name, script, args) => {
-    const result = await run(script, args as string[]);
+  it.each(CLIS.map(([name, script]) => [name, script]))(
+    '%s %j --bogus, as its own process: the usage on stderr, exit 2, no stack trace, nothing started',
+    async (name, script) => {
+      const result = await run(script, ['--bogus']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('Usage:');
+      expect(result.stderr).toContain(name);
+      expect(result.stderr).not.toMatch(/^ {4}at /m);
+      expect(result.stdout).toBe('');
+    },
+  );
+
+  it.each(CLIS.flatMap(([name, script, read]) => [
+    [name, script, read, ['--bogus']],
+    [name, script, read, ['extra']],
+  ] as const))('%s %j %j: the usage on stderr, exit 2, no stack trace, nothing started', (name, _script, read, args) => {
+    const result = readInProcess(read, [...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage:');
     expect(result.stderr).toContain(name);
@@ -56,10 +83,14 @@ describe('command-line arguments', () => {
     expect(result.stdout).toBe('');
   });
 
-  it.each(CLIS)('%s --help: the usage on stdout, exit 0', async (name, script) => {
-    const result = await run(script, ['--help']);
+  it.each(CLIS)('%s --help: the usage on stdout, exit 0', (name, _script, read) => {
+    const result = readInProcess(read, ['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage:');
     expect(result.stdout).toContain(name);
+  });
+
+  it.each(CLIS)('%s without arguments: runs', (_name, _script, read) => {
+    expect(readInProcess(read, [])).toEqual({ code: undefined, stdout: '', stderr: '' });
   });
 });

@@ -14,6 +14,7 @@ import {
   describeResult,
   loadManifest,
   loadRegisterOptions,
+  registerCli,
   registerPartner,
 } from '../../scripts/register-partner.js';
 import { REFUSED_URL } from '../support/net.js';
@@ -167,11 +168,11 @@ describe('configuration', () => {
   });
 });
 
-describe('npm run register (the CLI as a child process)', () => {
-  const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
-  const run = (env: Record<string, string>) =>
+describe('npm run register', () => {
+  /** The CLI as a child process, as `npm run register` runs it: Node itself with tsx's loader (without tsx's wrapper process). */
+  const runProcess = (env: Record<string, string>) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(TSX, ['scripts/register-partner.ts'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/register-partner.ts'], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       });
@@ -181,6 +182,16 @@ describe('npm run register (the CLI as a child process)', () => {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
+  /** The CLI in this process, as its entry point runs it once the arguments are checked: exit code and output. */
+  const run = async (env: Record<string, string>) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await registerCli(
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+    );
+    return { code, stdout, stderr };
+  };
   const env = () => ({
     PLATFORM_URL: mock.url,
     PARTNER_CODENAME: 'reg-cli',
@@ -189,8 +200,8 @@ describe('npm run register (the CLI as a child process)', () => {
     PUBLIC_URL: 'http://127.0.0.1:3999',
   });
 
-  it('registers, prints the record and where the secret goes; exit 0', async () => {
-    const result = await run(env());
+  it('as a child process: registers, prints the record and where the secret goes; exit 0', async () => {
+    const result = await runProcess(env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Registered partner "reg-cli"');
     const stored = await request(mock.url).get('/api/p/reg-cli/c/1/partner').set('authorization', `Bearer ${ACME.token}`).expect(200);

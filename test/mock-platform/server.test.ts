@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +24,8 @@ describe('startMockPlatform', () => {
 
 describe('npm run mock', () => {
   it('prints its URL and the sandbox API tokens, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/mock-platform/server.ts'], {
+    // Node itself with tsx's loader, as `npm run mock` runs it (without tsx's wrapper process).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MOCK_PORT: '0', LOG_LEVEL: 'warn' },
     });
@@ -49,7 +49,7 @@ describe('npm run mock', () => {
   });
 
   it('refuses a bad setting with exit code 78, naming the variable', async () => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/mock-platform/server.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', MOCK_PORT: 'eighty' },
     });

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { openPage } from '../support/browser.js';
+import { clickAndLoad, openPage } from '../support/browser.js';
 
-export { openPage };
+export { clickAndLoad, openPage };
 import { ADMIN } from '../invitations/support.js';
 
 /** The dashboard as its operator opens it: the browser answers the Basic challenge. */

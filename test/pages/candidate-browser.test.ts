@@ -10,7 +10,7 @@ import { resultsPage } from '../../src/partner/pages/results.js';
 import { PARTNER_ASSETS_DIR } from '../../src/partner/pages/views.js';
 import { launchChromium } from '../support/browser.js';
 import { flowHarness, linkIn, sendBody, type FlowHarness } from '../invitations/support.js';
-import { ISO_TIME, READABLE_TIME, mainText, openPage } from './browser.js';
+import { ISO_TIME, READABLE_TIME, clickAndLoad, mainText, openPage } from './browser.js';
 
 /** The candidate's pages and the recruiter's results page in headless Chromium. */
 let browser: Browser;
@@ -52,7 +52,8 @@ describe('the candidate in a browser', () => {
     expect(await mainText(page)).not.toContain('`');
 
     for (const q of answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
-    await Promise.all([page.waitForURL(/\/take\?token=/), page.getByRole('button', { name: 'Submit my answers' }).click()]);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Submit my answers' }));
+    expect(page.url()).toMatch(/\/take\?token=/);
     expect(await page.locator('h1').innerText()).toBe('Thank you, Ada');
     const thanks = await mainText(page);
     expect(thanks.match(/thank you/gi)).toHaveLength(1);
@@ -85,7 +86,8 @@ describe('the candidate in a browser', () => {
     await page.goto(link);
     expect(await page.getByRole('button').allInnerTexts()).toEqual(['Give consent']);
     for (const box of await page.getByRole('checkbox').all()) await box.check();
-    await Promise.all([page.waitForURL(/\/take\?token=/), page.getByRole('button', { name: 'Give consent' }).click()]);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Give consent' }));
+    expect(page.url()).toMatch(/\/take\?token=/);
     const thanks = await mainText(page);
     expect(thanks.match(/thank you/gi)).toHaveLength(1);
     expect(thanks).toContain('Your consent was received. We will now contact your referees');
@@ -124,7 +126,8 @@ describe('the candidate in a browser', () => {
       await page.goto(`${base}${path.pathname}${path.search}`);
       expect(await page.locator('header .brand').innerText()).toBe('Demo Assessments assessment');
       for (const q of answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
-      await Promise.all([page.waitForURL(/\/take\?token=/), page.getByRole('button', { name: 'Submit my answers' }).click()]);
+      await clickAndLoad(page, page.getByRole('button', { name: 'Submit my answers' }));
+      expect(page.url()).toMatch(/\/take\?token=/);
       expect(await page.locator('header .brand').innerText()).toBe('Demo Assessments assessment');
 
       const show = new URL(JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string).urls.show);

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { flowHarness, linkIn, sendBody, type FlowHarness } from '../invitations/support.js';
-import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, mainText, openPage } from './browser.js';
+import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, clickAndLoad, mainText, openPage } from './browser.js';
 
 /** The dashboard in headless Chromium, read as its operator reads it. */
 let browser: Browser;
@@ -151,7 +151,8 @@ describe('the dashboard in a browser', () => {
     await candidate.page.goto(link);
     expect(await candidate.page.getByRole('button').allInnerTexts()).toEqual(['Give consent']);
     await candidate.page.getByRole('checkbox').first().check();
-    await Promise.all([candidate.page.waitForURL(/\/take\?token=/), candidate.page.getByRole('button', { name: 'Give consent' }).click()]);
+    await clickAndLoad(candidate.page, candidate.page.getByRole('button', { name: 'Give consent' }));
+    expect(candidate.page.url()).toMatch(/\/take\?token=/);
     expect((await mainText(candidate.page)).match(/thank you/gi)).toHaveLength(1);
 
     const { page, problems } = await asOperator(browser);
@@ -167,7 +168,7 @@ describe('the dashboard in a browser', () => {
     await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}`);
     expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
 
-    await page.getByRole('button', { name: 'Record result: adverse…' }).click();
+    await clickAndLoad(page, page.getByRole('button', { name: 'Record result: adverse…' }));
     expect(await page.locator('h1').innerText()).toBe('Record result: adverse for Ada Lovelace?');
     await page.getByRole('button', { name: 'Yes, record “adverse”' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}?notice=decided`);

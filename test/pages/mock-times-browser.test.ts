@@ -5,7 +5,7 @@ import { formatTime, timeHtml } from '../../src/lib/time.js';
 import { launchChromium } from '../support/browser.js';
 import { ADA, registerManifest } from '../e2e/support.js';
 import { flowHarness, type FlowHarness } from '../invitations/support.js';
-import { mainText, openPage } from './browser.js';
+import { clickAndLoad, mainText, openPage } from './browser.js';
 
 /** The mock platform's sandbox pages, on a platform clock stopped at a known moment. */
 const NOW = '2026-11-23T10:42:01.000Z';
@@ -67,7 +67,7 @@ describe('times on the mock platform’s pages', () => {
 
     await page.goto(`${mock.url}/calls`);
     await expectReadableTimes(3);
-    await page.locator('table.calls a').first().click();
+    await clickAndLoad(page, page.locator('table.calls a').first());
     expect(await mainText(page)).toMatch(new RegExp(`When\\s+${READABLE}`));
     await expectReadableTimes(1);
 

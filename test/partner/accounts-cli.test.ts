@@ -7,9 +7,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { openDb } from '../../src/partner/db/open.js';
+import { accountsCli } from '../../scripts/accounts.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
+
+/**
+ * The command in this process, as its entry point runs it, answering as `execFile` does: its
+ * output when it exits 0, else a rejection carrying the exit code and the output.
+ */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await accountsCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
+  if (code !== 0) throw Object.assign(new Error(`accounts ${args.join(' ')} exited ${code}`), { code, stdout, stderr });
+  return { stdout, stderr };
+}
 
 describe('accounts CLI', () => {
   let dir: string;
@@ -20,7 +33,7 @@ describe('accounts CLI', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const cli = (...args: string[]) => run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/accounts.ts', ...args], { cwd: ROOT, env });
+  const cli = (...args: string[]) => inProcess(args, env);
 
   it('when an account is created with --json, then it prints {id, name, token} once and the token authenticates', async () => {
     const { stdout } = await cli('create', 'Acme Hiring', '--test', 'JavaScript', '--json');
@@ -74,5 +87,17 @@ describe('accounts CLI', () => {
   it('when asked for help, then it prints the usage and exits 0', async () => {
     const { stdout } = await cli('--help');
     expect(stdout).toContain('Usage:');
+  });
+
+  it('as its own process (npm run accounts): an unknown account on stderr, exit 2, nothing on stdout, no stack trace', async () => {
+    // Node itself with tsx's loader, as `npm run accounts` runs it (without tsx's wrapper process).
+    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/accounts.ts', 'token', '99', '--json'], { cwd: ROOT, env }).then(
+      () => undefined,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toContain('No account 99');
+    expect(failed?.stderr).not.toMatch(/^ {4}at /m);
+    expect(failed?.stdout).toBe('');
   });
 });

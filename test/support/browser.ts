@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContextOptions, type LaunchOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 
 /** How the page tests run Chromium: headless, no first-run chores, nothing fetched in the background. */
 export const CHROMIUM_ARGS = [
@@ -89,4 +89,18 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
     if (r.resourceType() !== 'document') problems.push(`failed ${r.url()}`);
   });
   return { page, problems };
+}
+
+/**
+ * Clicks `target` and waits until the page the click leads to has loaded. `page.waitForURL` returns
+ * at once when the URL already matches, and a form that answers with the page it was sent from
+ * (POST /take, then 303 to the same /take?token=…) leaves the URL as it was: the test would go on
+ * reading the old page, and its next navigation would cut the new one's loading short. The main
+ * frame's next navigation is what tells.
+ */
+export async function clickAndLoad(page: Page, target: Locator): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', (frame) => frame === page.mainFrame());
+  await target.click();
+  await navigated;
+  await page.waitForLoadState('load');
 }

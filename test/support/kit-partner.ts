@@ -25,6 +25,7 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
   return {
     url: running.publicUrl,
     port: (running.server.address() as AddressInfo).port,
+    server: running.server,
     /** A customer account with these tests: its token and the tests' ids. */
     customer(name: string, tests: string[] = []) {
       const { account, token } = accounts.create(name);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Server as HttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 
@@ -72,5 +73,29 @@ export async function tcpForwarder() {
         server.close(() => resolve());
         for (const s of open) s.destroy();
       }),
+  };
+}
+
+/**
+ * For a server in this process: a port of its own whose connections are handed to whichever HTTP
+ * server `to` names, as if it had accepted them itself. One address for a server restarted on
+ * another port, with nothing in between: a byte forwarder can lose what the server answered right
+ * before it hung up (a 413 to a body it would not read), the forwarder's write of the rest of the
+ * body failing before it reads the answer.
+ */
+export async function connectionHandOver() {
+  let target: HttpServer | undefined;
+  const server = createServer((socket) => {
+    if (target === undefined || !target.listening) return socket.destroy();
+    target.emit('connection', socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    to(next: HttpServer) {
+      target = next;
+    },
+    /** Stops taking connections; those handed over belong to their server, which closes them. */
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
