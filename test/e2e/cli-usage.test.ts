@@ -59,9 +59,10 @@ const CLIS = [
 ] as const;
 
 describe('command-line arguments', () => {
-  it.each(CLIS.map(([name, script]) => [name, script]))(
+  // One process per script, all at once: each spends its time starting Node and loading its modules.
+  it.concurrent.for(CLIS.map(([name, script]) => [name, script] as const))(
     '%s %j --bogus, as its own process: the usage on stderr, exit 2, no stack trace, nothing started',
-    async (name, script) => {
+    async ([name, script], { expect }) => {
       const result = await run(script, ['--bogus']);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('Usage:');
@@ -71,10 +72,10 @@ describe('command-line arguments', () => {
     },
   );
 
-  it.each(CLIS.flatMap(([name, script, read]) => [
-    [name, script, read, ['--bogus']],
-    [name, script, read, ['extra']],
-  ] as const))('%s %j %j: the usage on stderr, exit 2, no stack trace, nothing started', (name, _script, read, args) => {
+  it.each(CLIS.flatMap(([name, , read]) => [
+    [name, ['--bogus'], read],
+    [name, ['extra'], read],
+  ] as const))('%s %j: the usage on stderr, exit 2, no stack trace, nothing started', (name, args, read) => {
     const result = readInProcess(read, [...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage:');

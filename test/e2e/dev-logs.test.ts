@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-logs-'));
@@ -29,8 +29,9 @@ async function runDev(env: Record<string, string>): Promise<{ stdout: string; co
   return { stdout, code };
 }
 
-describe('npm run dev logs', () => {
-  it('by default, human-readable lines naming their server', async () => {
+// Each run has its own database and ports: the two run at once.
+describe.concurrent('npm run dev logs', () => {
+  it('by default, human-readable lines naming their server', async ({ expect }) => {
     const { stdout, code } = await runDev({ DATABASE_PATH: path.join(dir, 'pretty.db') });
     expect(code, stdout).toBe(0);
     expect(stdout).toContain('Sandbox ready (assessment partner).');
@@ -39,7 +40,7 @@ describe('npm run dev logs', () => {
     expect(stdout).not.toContain('{"level"');
   });
 
-  it('with LOG_FORMAT=json, JSON lines, each with its server', async () => {
+  it('with LOG_FORMAT=json, JSON lines, each with its server', async ({ expect }) => {
     const { stdout, code } = await runDev({ DATABASE_PATH: path.join(dir, 'json.db'), LOG_FORMAT: 'json' });
     expect(code, stdout).toBe(0);
     const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { server?: string; msg: string });

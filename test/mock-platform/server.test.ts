@@ -22,8 +22,9 @@ describe('startMockPlatform', () => {
   });
 });
 
-describe('npm run mock', () => {
-  it('prints its URL and the sandbox API tokens, and stops cleanly on SIGTERM', async () => {
+// Two processes of their own, on ports the system picks: they run at once.
+describe.concurrent('npm run mock', () => {
+  it('prints its URL and the sandbox API tokens, and stops cleanly on SIGTERM', async ({ expect }) => {
     // Node itself with tsx's loader, as `npm run mock` runs it (without tsx's wrapper process).
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
       cwd: ROOT,
@@ -48,7 +49,7 @@ describe('npm run mock', () => {
     expect(await exited).toBe(0);
   });
 
-  it('refuses a bad setting with exit code 78, naming the variable', async () => {
+  it('refuses a bad setting with exit code 78, naming the variable', async ({ expect }) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', MOCK_PORT: 'eighty' },

@@ -79,8 +79,9 @@ describe('the server process', () => {
   });
 });
 
-describe('a bad configuration', () => {
-  it('when values are invalid, then the process stops with a message naming each variable', async () => {
+// Two processes that stop before listening: they run at once.
+describe.concurrent('a bad configuration', () => {
+  it('when values are invalid, then the process stops with a message naming each variable', async ({ expect }) => {
     const s = startServer({ PORT: 'eighty', LOG_LEVEL: 'loud' });
     s.port.catch(() => undefined); // it never listens
     const code = await s.exited;
@@ -89,7 +90,7 @@ describe('a bad configuration', () => {
     expect(s.output()).toContain('LOG_LEVEL');
   });
 
-  it('when it would listen on every interface with the public development key, then the process stops naming CANDIDATE_LINK_SECRET', async () => {
+  it('when it would listen on every interface with the public development key, then the process stops naming CANDIDATE_LINK_SECRET', async ({ expect }) => {
     const s = startServer({ HOST: '0.0.0.0', PORT: '0', DATABASE_PATH: ':memory:' });
     // It must never listen; should it, it is stopped and the test fails.
     const listened = s.port.then(

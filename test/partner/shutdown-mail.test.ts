@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, it, type expect } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
@@ -87,21 +87,23 @@ async function terminate(server: PartnerProcess, killAfterMs: number): Promise<{
   return { code, ms: performance.now() - t0 };
 }
 
-describe('shutdown while e-mail is pending', () => {
-  let dir: string;
-  let dbFile: string;
+type Expect = typeof expect;
+
+/**
+ * A database with INVITATIONS e-mails pending, and the SMTP servers and partner processes a test
+ * starts on it: all stopped, and the folder removed, when the test ends.
+ */
+async function pendingMail(expect: Expect, onTestFinished: (fn: () => Promise<void>) => void) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-shutdown-'));
+  const dbFile = path.join(dir, 'partner.db');
   const sinks: SmtpSink[] = [];
   const servers: PartnerProcess[] = [];
-  beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'partner-shutdown-'));
-    dbFile = path.join(dir, 'partner.db');
-    await seedPendingMail(dbFile, INVITATIONS);
-  });
-  afterEach(async () => {
+  onTestFinished(async () => {
     for (const s of servers.splice(0)) s.child.kill('SIGKILL');
     await Promise.all(sinks.splice(0).map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   });
+  await seedPendingMail(dbFile, INVITATIONS);
 
   const start = (sink: SmtpSink) => {
     const server = startPartnerProcess({
@@ -141,9 +143,16 @@ describe('shutdown while e-mail is pending', () => {
     expect(duplicates).toBeLessThanOrEqual(ONE_BATCH);
   }
 
+  return { start, sink, statuses, restartAndDrain };
+}
+
+// The two run at once, each on its own database, SMTP servers and processes: most of either is
+// waiting (for a process to start, the slow server, the grace), which the other fills.
+describe.concurrent('shutdown while e-mail is pending', () => {
   it(
     'when SIGTERM arrives with hundreds of e-mails queued for a slow SMTP server, then the process exits within the grace and the rest go out on the next start',
-    async () => {
+    async ({ expect, onTestFinished }) => {
+      const { start, sink, statuses, restartAndDrain } = await pendingMail(expect, onTestFinished);
       const slow = await sink({ delayMs: 100 });
       const server = start(slow);
       await server.port;
@@ -168,7 +177,8 @@ describe('shutdown while e-mail is pending', () => {
 
   it(
     'when SIGTERM arrives while the SMTP server never answers, then the process still exits within the grace and nothing is lost',
-    async () => {
+    async ({ expect, onTestFinished }) => {
+      const { start, sink, restartAndDrain } = await pendingMail(expect, onTestFinished);
       const stuck = await sink({ delayMs: 20, hangAfter: 50 });
       const server = start(stuck);
       await server.port;

@@ -305,8 +305,20 @@ export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
   },
 ];
 
-/** The document the mock serves; `publicUrl` is where it is reached (its one server). */
+const SERVER_DESCRIPTION = 'This mock platform';
+let built: OpenApiDocument | undefined;
+
+/**
+ * The document the mock serves; `publicUrl` is where it is reached (its one server). Built once
+ * (the operations' JSON Schemas are most of a mock's start-up time) and shared by every mock in the
+ * process, each with its own server: change a copy, not the document.
+ */
 export function platformApiDocument(publicUrl: string): OpenApiDocument {
+  built ??= buildDocument();
+  return { ...built, servers: [{ url: publicUrl, description: SERVER_DESCRIPTION }] };
+}
+
+function buildDocument(): OpenApiDocument {
   return openApiDocument({
     info: {
       title: 'Platform API for partners (mock)',
@@ -317,7 +329,8 @@ export function platformApiDocument(publicUrl: string): OpenApiDocument {
         'string, plus `errors` (field → messages) on validation failures. In the sandbox, company 1 (Acme Corp) has ' +
         `the API token \`${ACME.token}\`.`,
     },
-    servers: [{ url: publicUrl, description: 'This mock platform' }],
+    // Replaced by each mock's own: the key keeps its place in the document.
+    servers: [{ url: 'http://127.0.0.1', description: SERVER_DESCRIPTION }],
     tags: [
       { name: 'Partner record', description: 'Registering and maintaining the partner (§3.1), with a personal API token.' },
       { name: 'Reports', description: 'Report updates from the partner (§3.2), with the partner secret.' },
