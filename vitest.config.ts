@@ -25,6 +25,8 @@ export default defineConfig({
     // built once and not changed (templates, the OpenAPI documents, which tests clone to edit).
     isolate: false,
     env: scratch,
+    // Compiles the kit once for the tests that start it as a process (test/support/compiled-kit.ts).
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -10,7 +10,7 @@ import type { CheckResult } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 import { eventually } from '../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
-import { connectionHandOver } from '../support/net.js';
+import { connectionHandOver, kitProcess } from '../support/net.js';
 
 /**
  * `npm run conformance`: its arguments, its output and exit codes — through `conformanceCli`, what
@@ -22,9 +22,13 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-conformance-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The CLI as `npm run conformance` runs it (node itself, with tsx's loader). */
-function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/conformance.ts', ...args], {
+/**
+ * The CLI as its own process: as `npm run conformance` runs it (Node itself with tsx's loader), or
+ * compiled once for the run (test/support/compiled-kit.ts), which starts faster.
+ */
+function spawnCli(args: string[], env: Record<string, string> = {}, via: 'tsx' | 'compiled' = 'tsx') {
+  const node = via === 'tsx' ? ['--import', 'tsx', 'scripts/conformance.ts', ...args] : kitProcess('scripts/conformance.ts', args);
+  const child = spawn(process.execPath, node, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
@@ -194,7 +198,7 @@ describe('--platform --wait: the partner is started with the printed settings, t
     await first.close();
     front = await connectionHandOver();
 
-    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait']);
+    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait'], {}, 'compiled');
     const settings = await eventually(
       () => {
         const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(cli.stdout());

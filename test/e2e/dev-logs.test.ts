@@ -4,14 +4,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
+import { kitProcess } from '../support/net.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-logs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** `npm run dev` as a process (node itself, so SIGTERM reaches it); its output once the banner is out and it has stopped. */
+/**
+ * `npm run dev` as a process, compiled (test/support/compiled-kit.ts; test/e2e/cli-usage.test.ts
+ * runs it under tsx); its output once the banner is out and it has stopped.
+ */
 async function runDev(env: Record<string, string>): Promise<{ stdout: string; code: string | number | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
+  const child = spawn(process.execPath, kitProcess('scripts/dev.ts'), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', MOCK_PORT: '0', ...env },
   });

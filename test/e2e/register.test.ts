@@ -17,7 +17,7 @@ import {
   registerCli,
   registerPartner,
 } from '../../scripts/register-partner.js';
-import { REFUSED_URL } from '../support/net.js';
+import { REFUSED_URL, kitProcess } from '../support/net.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { ACME, GLOBEX, startMock } from './support.js';
 
@@ -169,10 +169,10 @@ describe('configuration', () => {
 });
 
 describe('npm run register', () => {
-  /** The CLI as a child process, as `npm run register` runs it: Node itself with tsx's loader (without tsx's wrapper process). */
+  /** The CLI as a child process, compiled (test/support/compiled-kit.ts; test/e2e/cli-usage.test.ts runs it under tsx). */
   const runProcess = (env: Record<string, string>) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/register-partner.ts'], {
+      const child = spawn(process.execPath, kitProcess('scripts/register-partner.ts'), {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       });

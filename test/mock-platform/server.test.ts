@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { startMockPlatform } from '../../src/mock-platform/server.js';
+import { kitProcess } from '../support/net.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,8 +26,8 @@ describe('startMockPlatform', () => {
 // Two processes of their own, on ports the system picks: they run at once.
 describe.concurrent('npm run mock', () => {
   it('prints its URL and the sandbox API tokens, and stops cleanly on SIGTERM', async ({ expect }) => {
-    // Node itself with tsx's loader, as `npm run mock` runs it (without tsx's wrapper process).
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
+    // `npm run mock` compiled (test/support/compiled-kit.ts); test/e2e/cli-usage.test.ts runs it under tsx.
+    const child = spawn(process.execPath, kitProcess('src/mock-platform/server.ts'), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MOCK_PORT: '0', LOG_LEVEL: 'warn' },
     });
@@ -50,7 +51,7 @@ describe.concurrent('npm run mock', () => {
   });
 
   it('refuses a bad setting with exit code 78, naming the variable', async ({ expect }) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/mock-platform/server.ts'], {
+    const child = spawn(process.execPath, kitProcess('src/mock-platform/server.ts'), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', MOCK_PORT: 'eighty' },
     });

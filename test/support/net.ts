@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server as HttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
+import { inject } from 'vitest';
 
 /**
  * A URL where nothing listens. Port 1 is privileged and unassigned, so the connection is refused;
@@ -10,6 +11,16 @@ import path from 'node:path';
 export const REFUSED_URL = 'http://127.0.0.1:1';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * How a test runs one of the kit's entry points (`src/partner/server.ts`, `scripts/dev.ts`) as a
+ * process: Node's arguments for its compiled copy (test/support/compiled-kit.ts), to run with the
+ * project as the working directory. The kit is compiled once per run; tsx would compile it again
+ * in every process.
+ */
+export function kitProcess(entry: string, args: string[] = []): string[] {
+  return [path.join(inject('compiledKit'), entry.replace(/\.ts$/, '.js')), ...args];
+}
 
 export interface PartnerProcess {
   child: ChildProcess;
@@ -20,12 +31,11 @@ export interface PartnerProcess {
 }
 
 /**
- * The partner server as `npm start` runs it, in its own process, on a port the system picks
- * (PORT=0 unless `env` says otherwise). Node itself with tsx's loader, not the `tsx` wrapper: the
- * wrapper runs the server in a child process, and a signal to the wrapper would not reach it.
+ * The partner server as `npm start` runs it, compiled, in its own process, on a port the system
+ * picks (PORT=0 unless `env` says otherwise).
  */
 export function startPartnerProcess(env: Record<string, string>): PartnerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/partner/server.ts'], {
+  const child = spawn(process.execPath, kitProcess('src/partner/server.ts'), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
   });
