@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: the partner server against the bare node:http baseline (bench/baseline-server.mjs),
  * side by side in one run, on the same data (BENCH_ACCOUNTS accounts × 20 tests, bound to companies,
- * and BENCH_INVITATIONS invitations already stored).
+ * and BENCH_INVITATIONS invitations already stored), with the same work in a plain Express 5 app
+ * (bench/express-server.mjs) beside them: what the framework costs before the kit does anything.
  *
- * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and an
- * evenly paced, open-loop 1,000 req/s load (latency under ordinary traffic). Servers are pinned to one core and
+ * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and for
+ * the baseline and the partner an evenly paced, open-loop 1,000 req/s load (latency under ordinary
+ * traffic). Servers are pinned to one core and
  * this process (the load generator) to the other when `taskset` works. Several rounds, medians
  * quoted; ratios are partner / baseline from this run, the only figures that mean anything on a
  * noisy machine.
@@ -31,6 +33,7 @@ import { openDb } from '../src/partner/db/open.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
+const EXPRESS = path.join(ROOT, 'bench', 'express-server.mjs');
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 0);
 const TESTS_PER_ACCOUNT = 20;
@@ -45,7 +48,7 @@ interface Customer {
   tests: { id: number; name: string }[];
 }
 interface Target {
-  name: 'baseline' | 'partner';
+  name: 'baseline' | 'express' | 'partner';
   url: string;
   pid: number;
   prefix: string;
@@ -83,6 +86,10 @@ async function main() {
       children,
       dir,
     );
+    // The Express reference works on a copy of the baseline's data: one server writes to a database.
+    const expressDb = path.join(dir, 'express.db');
+    new Database(path.join(dir, 'baseline.db'), { readonly: true }).exec(`VACUUM INTO '${expressDb}'`);
+    const express = await startServer('express', pinned(1, process.execPath, [EXPRESS, '--port', String(await freePort()), '--db', expressDb]), {}, children, dir);
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = seedPartner(partnerDb);
     if (INVITATIONS > 0) storeInvitations(partnerDb, path.join(dir, 'baseline.db'));
@@ -108,8 +115,10 @@ async function main() {
       dir,
       partnerPort,
     );
+    const baselineCustomers = JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[];
     const targets: Target[] = [
-      { name: 'baseline', ...baseline, prefix: '', customers: JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[] },
+      { name: 'baseline', ...baseline, prefix: '', customers: baselineCustomers },
+      { name: 'express', ...express, prefix: '', customers: baselineCustomers },
       { name: 'partner', ...partner, prefix: '/callbacks', customers: partnerCustomers },
     ];
     console.log(
@@ -120,13 +129,14 @@ async function main() {
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
-      results[callback.name] = { baseline: { load: [], paced: [] }, partner: { load: [], paced: [] } };
+      results[callback.name] = { baseline: { load: [], paced: [] }, express: { load: [], paced: [] }, partner: { load: [], paced: [] } };
       for (const t of targets) await run(t, callback, { connections: CONNECTIONS, duration: 1 }); // warm-up
       for (let round = 0; round < ROUNDS; round++) {
         // Alternate the order so neither server always runs on a warmer machine.
         const order = round % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) {
           results[callback.name]![t.name]!.load.push(await run(t, callback, { connections: CONNECTIONS, duration: SECONDS }));
+          if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
           results[callback.name]![t.name]!.paced.push(await paced(t, callback, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
         }
       }
@@ -474,16 +484,22 @@ const median = (xs: number[]) => {
 
 function printCallback(name: string, r: Record<string, { load: Sample[]; paced: Sample[] }>) {
   const b = r.baseline!;
+  const e = r.express!;
   const p = r.partner!;
   const row = (label: string, s: Sample[]) =>
     `  ${label.padEnd(9)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
     (s.some((x) => x.errors || x.unexpected) ? `   (${s.reduce((n, x) => n + x.errors + x.unexpected, 0)} errors/unexpected statuses)` : '');
   console.log(`${name} — ${CONNECTIONS} connections`);
   console.log(row('baseline', b.load));
+  console.log(row('express', e.load));
   console.log(row('partner', p.load));
-  const rpsRatio = median(p.load.map((x) => x.rps)) / median(b.load.map((x) => x.rps));
-  const cpuRatio = median(b.load.map((x) => x.cpuUs)) / median(p.load.map((x) => x.cpuUs));
-  console.log(`  ratio     ${rpsRatio.toFixed(2)}× of baseline throughput; ${cpuRatio.toFixed(2)}× by CPU time per request (background work included)`);
+  const ratios = (s: Sample[]) => {
+    const rps = median(s.map((x) => x.rps)) / median(b.load.map((x) => x.rps));
+    const cpu = median(b.load.map((x) => x.cpuUs)) / median(s.map((x) => x.cpuUs));
+    return `${rps.toFixed(2)}× of baseline throughput; ${cpu.toFixed(2)}× by CPU time per request`;
+  };
+  console.log(`  express   ${ratios(e.load)}`);
+  console.log(`  partner   ${ratios(p.load)} (background work included)`);
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
   console.log(row('baseline', b.paced));
   console.log(row('partner', p.paced));
