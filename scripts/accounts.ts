@@ -9,8 +9,6 @@
  * A token is printed once, when it is issued; only its digest is stored. Reads DATABASE_PATH like
  * the server does.
  */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
@@ -21,7 +19,7 @@ import { createLogger } from '../src/lib/http/logger.js';
 // The provider the server ships, from the same module `npm start` runs: --test adds to its catalog.
 import { provider as shippedProvider } from '../src/partner/server.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
-import { UsageError, parseCommandLine } from '../src/lib/cli.js';
+import { UsageError, isEntryPoint, parseCommandLine, processOutput, type CliOutput } from '../src/lib/cli.js';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
@@ -37,9 +35,7 @@ class UnknownAccount extends Error {
 }
 
 /** Where the command writes, and the environment it reads (DATABASE_PATH, PARTNER_KIND, …). */
-export interface AccountsIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+export interface AccountsIo extends CliOutput {
   env: Record<string, string | undefined>;
 }
 
@@ -145,12 +141,10 @@ export async function accountsCli(argv: string[], io: AccountsIo): Promise<numbe
   }
 }
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) {
+if (isEntryPoint(import.meta.url)) {
   loadEnvFile();
   process.exitCode = await accountsCli(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    ...processOutput,
     env: process.env,
   });
 }

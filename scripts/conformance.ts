@@ -6,18 +6,15 @@
  * `--help` lists the options; docs/conformance.md describes every check. The checker itself is
  * src/conformance/.
  */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { isEntryPoint, processOutput } from '../src/lib/cli.js';
 import { conformanceCli } from '../src/conformance/cli.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { publicUrlOf } from '../src/partner/defaults.js';
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) {
+if (isEntryPoint(import.meta.url)) {
   loadEnvFile();
   process.exitCode = await conformanceCli(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    ...processOutput,
     env: process.env,
     defaultPublicUrl: publicUrlOf(process.env),
   });

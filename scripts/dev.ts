@@ -15,7 +15,6 @@
  */
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
@@ -27,7 +26,7 @@ import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
-import { exitUnlessRun, readCommandLine, type CliOutput } from '../src/lib/cli.js';
+import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import type { PartnerKind } from '../src/contract/decisions.js';
 import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
@@ -232,8 +231,7 @@ export function banner(s: Sandbox): string {
 /** `npm run dev`'s command line, read before anything starts: it takes no arguments (see readCommandLine). */
 export const readDevCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) {
+if (isEntryPoint(import.meta.url)) {
   exitUnlessRun(readDevCommandLine(process.argv.slice(2)));
   loadEnvFile();
   let sandbox: Sandbox;

@@ -12,14 +12,13 @@
  * unreachable, 78 configuration problem.
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { ManifestError, readManifest } from '../src/contract/manifest.js';
 import { Codename, IntegerId, Partner, type PartnerRequest } from '../src/contract/schemas.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from '../src/partner/defaults.js';
-import { exitUnlessRun, readCommandLine, type CliOutput } from '../src/lib/cli.js';
+import { exitUnlessRun, isEntryPoint, processOutput, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import { packageRoot } from '../src/lib/package-root.js';
 
 /**
@@ -266,12 +265,8 @@ export async function registerCli(env: Record<string, string | undefined>, io: C
 /** `npm run register`'s command line, read before anything is sent: it takes no arguments (see readCommandLine). */
 export const readRegisterCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) {
+if (isEntryPoint(import.meta.url)) {
   exitUnlessRun(readRegisterCommandLine(process.argv.slice(2)));
   loadEnvFile();
-  process.exitCode = await registerCli(process.env, {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-  });
+  process.exitCode = await registerCli(process.env, processOutput);
 }

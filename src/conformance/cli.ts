@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { ManifestError, readManifest } from '../contract/manifest.js';
 import { Codename } from '../contract/schemas.js';
-import { UsageError, parseCommandLine } from '../lib/cli.js';
+import { UsageError, parseCommandLine, type CliOutput } from '../lib/cli.js';
 import { PlatformSetupError } from './platform.js';
 import { ConformanceSetupError, runConformance, type ConformanceRun } from './run.js';
 import type { CheckResult, ConformanceOptions, PlatformSettings, Targets, Tokens } from './types.js';
@@ -185,9 +185,7 @@ export function notRunLines(notRun: ConformanceRun['notRun']): string[] {
 export const settingsLine = (s: PlatformSettings) =>
   `PLATFORM_URL=${s.PLATFORM_URL} PARTNER_CODENAME=${s.PARTNER_CODENAME} PARTNER_SECRET=${s.PARTNER_SECRET}`;
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+export interface CliIo extends CliOutput {
   env: Record<string, string | undefined>;
   /** Where a manifest's ${PUBLIC_URL} points by default. */
   defaultPublicUrl: string;

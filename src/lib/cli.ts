@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** Wrong command-line arguments: the CLI prints the message and its usage, and exits 2. */
@@ -39,7 +41,8 @@ export interface CliOutput {
   stderr: (text: string) => void;
 }
 
-const processOutput: CliOutput = {
+/** The process's own stdout and stderr. */
+export const processOutput: CliOutput = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 };
@@ -77,3 +80,7 @@ export function exitUnlessRun<T>(read: { run: T } | { exit: number }): T {
   if ('exit' in read) process.exit(read.exit);
   return read.run;
 }
+
+/** Whether the module at `moduleUrl` (its `import.meta.url`) is the script Node was started with. */
+export const isEntryPoint = (moduleUrl: string): boolean =>
+  process.argv[1] !== undefined && moduleUrl === pathToFileURL(path.resolve(process.argv[1])).href;

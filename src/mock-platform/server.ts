@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -19,7 +18,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
-import { exitUnlessRun, readCommandLine, type CliOutput } from '../lib/cli.js';
+import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -199,8 +198,7 @@ Serves the mock platform sandbox. It takes no arguments; it reads the environmen
 /** `npm run mock`'s command line, read before anything starts: it takes no arguments (see readCommandLine). */
 export const readMockCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) {
+if (isEntryPoint(import.meta.url)) {
   exitUnlessRun(readMockCommandLine(process.argv.slice(2)));
   loadEnvFile();
   const env = mockOptionsFrom(process.env);

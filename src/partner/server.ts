@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { isEntryPoint } from '../lib/cli.js';
 import type { Config } from './config.js';
 import { runPartner, startPartner, type MainOverrides } from './index.js';
 import { demoProvider } from './provider/demo/index.js';
@@ -16,5 +15,4 @@ export type { MainOverrides };
 /** The shipped server with `config` (tests, `npm run dev`). */
 export const main = (config: Config, overrides: MainOverrides = {}) => startPartner({ config, provider, overrides });
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (isEntryPoint) await runPartner({ provider });
+if (isEntryPoint(import.meta.url)) await runPartner({ provider });
