@@ -46,16 +46,19 @@ describe('the SMTP transport', () => {
 
   it('when an invitation is sent over SMTP with credentials in SMTP_URL, then the server receives it, authenticated', async () => {
     const m = mailer('partner:p%40ss%20word@');
+    let messageId = '';
     try {
       const result = await m.send(
         { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
       );
       expect(result.message).toBeNull(); // no copy kept of what went out through SMTP
-      expect(result.messageId).toMatch(/@/);
+      expect(result.messageId).toMatch(/^<[0-9a-f-]{36}@partner\.test>$/); // ours, at MAIL_FROM's domain
+      messageId = result.messageId;
     } finally {
       m.close();
     }
     expect(received).toHaveLength(1);
+    expect(received[0]!.data).toContain(`Message-ID: ${messageId}`);
     expect(received[0]).toMatchObject({ from: 'no-reply@partner.test', to: ['ada@example.com'], user: 'partner' });
     expect(received[0]!.data).toContain('Subject: Your JavaScript test');
     expect(received[0]!.data).toContain('https://partner.test/take?token=abc');
@@ -72,5 +75,20 @@ describe('the SMTP transport', () => {
       m.close();
     }
     expect(received).toHaveLength(before);
+  });
+});
+
+describe('the Message-ID', () => {
+  it('when MAIL_FROM is a bare address on another domain, then each JSON-transport message gets an id of its own at that domain', async () => {
+    const m = createMailer({ transport: 'json', smtpUrl: undefined, from: 'no-reply@acme.example', maxConnections: 1 });
+    try {
+      const message = { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'Your test', text: 'Start', html: '<p>Start</p>' };
+      const [first, second] = [await m.send(message), await m.send(message)];
+      expect(first.messageId).toMatch(/^<[0-9a-f-]{36}@acme\.example>$/);
+      expect(second.messageId).not.toBe(first.messageId);
+      expect((JSON.parse(first.message!) as { messageId: string }).messageId).toBe(first.messageId);
+    } finally {
+      m.close();
+    }
   });
 });
