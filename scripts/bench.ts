@@ -6,10 +6,9 @@
  *
  * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and for
  * the baseline and the partner an evenly paced, open-loop 1,000 req/s load (latency under ordinary
- * traffic). Servers are pinned to one core and
- * this process (the load generator) to the other when `taskset` works. Several rounds, medians
- * quoted; ratios are partner / baseline from this run, the only figures that mean anything on a
- * noisy machine.
+ * traffic). Servers are pinned to one core and this process (the load generator) to the other when
+ * `taskset` works. Several rounds, medians quoted; ratios are to the baseline in this run, the only
+ * figures that mean anything on a noisy machine.
  *
  * Options (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_SKIP_BUILD=1, BENCH_JSON=<file>,
  * BENCH_CALLBACKS=tests,send_candidate (a subset), BENCH_PARTNER_ENV="LOG_LEVEL=warn …" (extra
@@ -88,7 +87,9 @@ async function main() {
     );
     // The Express reference works on a copy of the baseline's data: one server writes to a database.
     const expressDb = path.join(dir, 'express.db');
-    new Database(path.join(dir, 'baseline.db'), { readonly: true }).exec(`VACUUM INTO '${expressDb}'`);
+    const seeded = new Database(path.join(dir, 'baseline.db'), { readonly: true });
+    seeded.exec(`VACUUM INTO '${expressDb}'`);
+    seeded.close();
     const express = await startServer('express', pinned(1, process.execPath, [EXPRESS, '--port', String(await freePort()), '--db', expressDb]), {}, children, dir);
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = seedPartner(partnerDb);
