@@ -46,7 +46,7 @@ describe('the SMTP transport', () => {
 
   it('when an invitation is sent over SMTP with credentials in SMTP_URL, then the server receives it, authenticated', async () => {
     const m = mailer('partner:p%40ss%20word@');
-    let messageId = '';
+    let messageId: string | undefined;
     try {
       const result = await m.send(
         { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'Your JavaScript test', text: 'Start: https://partner.test/take?token=abc', html: '<p>Start</p>' },
@@ -58,7 +58,7 @@ describe('the SMTP transport', () => {
       m.close();
     }
     expect(received).toHaveLength(1);
-    expect(received[0]!.data).toContain(`Message-ID: ${messageId}`);
+    expect(received[0]!.data).toContain(`Message-ID: ${messageId!}`);
     expect(received[0]).toMatchObject({ from: 'no-reply@partner.test', to: ['ada@example.com'], user: 'partner' });
     expect(received[0]!.data).toContain('Subject: Your JavaScript test');
     expect(received[0]!.data).toContain('https://partner.test/take?token=abc');
