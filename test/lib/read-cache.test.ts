@@ -55,4 +55,35 @@ describe('readCache', () => {
     expect(loads.filter((k) => k === 5000)).toHaveLength(2);
     expect(cache.size).toBe(1);
   });
+
+  it('when more keys come back than it holds, it keeps the same ones every round instead of evicting each before its turn', () => {
+    const { cache, get, loads } = counted(100);
+    // 200 keys in turn, twice what it holds, each back after 199 others: well within its window.
+    const round = () => {
+      const before = loads.length;
+      for (let key = 0; key < 200; key++) expect(get(key)).toBe(`value ${key}`);
+      return loads.length - before;
+    };
+    expect([round(), round()]).toEqual([200, 200]);
+    // From then on, 100 of them are read from memory every round, the same 100.
+    expect([round(), round(), round()]).toEqual([100, 100, 100]);
+    expect(cache.size).toBe(100);
+    expect(new Set(loads.slice(-200))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => 100 + i)));
+  });
+
+  it('makes room for new keys once the ones it holds are no longer read', () => {
+    const { cache, get, loads } = counted(100);
+    const round = (from: number) => {
+      const before = loads.length;
+      for (let key = from; key < from + 100; key++) get(key);
+      return loads.length - before;
+    };
+    for (let i = 0; i < 3; i++) round(0);
+    expect(round(0)).toBe(0);
+    // The customers change: keys 1000–1099 from now on, and keys 0–99 are never read again.
+    const afterwards = Array.from({ length: 8 }, () => round(1000));
+    expect(afterwards.slice(-2)).toEqual([0, 0]);
+    expect(cache.size).toBe(100);
+    expect(round(0)).toBe(100);
+  });
 });

@@ -7,39 +7,61 @@ import type { Db } from '../db.js';
  * use — one step of a prepared statement, far cheaper than the queries it saves — and empties
  * itself when it moved. Nothing that writes has to remember to invalidate anything.
  *
- * A key is kept from its second miss on, not its first. When more customers call than the cache
- * holds (100,000 accounts, each calling in turn), every entry would be evicted before its next
- * use: each miss would then pay for the query and for an entry that only makes garbage — twice
- * the cost of no cache at all. Kept on a second miss, such keys never enter, and each request
- * costs the query alone; customers that call again soon are cached after their second call.
+ * What it keeps is chosen for customers that come back, counted in reads (calls to `get`), with a
+ * window of four times `max`:
+ * - A key enters on a miss only if it was also missed within the window. Customers calling in
+ *   turn, more than it holds and none back within the window, never enter: an entry evicted before
+ *   its next use would cost the query and the garbage it leaves, twice the cost of no cache.
+ * - When full, a new key takes the place of the oldest entry only if that entry was not read within
+ *   the window; otherwise the oldest is kept (moved to the back) and the new key is not kept. Customers
+ *   that come back within the window, more of them than it holds, then find the same `max` of them
+ *   cached every time, instead of each evicting another before its turn comes round; and entries
+ *   nobody reads any more make room within one window.
  */
 export function readCache<K, V>(db: Db, options: { max: number }) {
   const generation = db.prepare<[], number>('SELECT n FROM read_cache_generation').pluck();
   let seen = generation.get();
-  const entries = new Map<K, V>();
-  /** Keys missed once since this was last emptied (at `max` keys, so it stays bounded too). */
-  const missedOnce = new Set<K>();
+  const window = 4 * options.max;
+  /** Oldest first, each with the read at which it was last used. */
+  const entries = new Map<K, { value: V; readAt: number }>();
+  let reads = 0;
+  /** Keys missed within the window: those of the last half-window, and of the one before. */
+  let missed = new Set<K>();
+  let missedBefore = new Set<K>();
 
   return {
-    /** The cached value, or `load(key)`, kept from the key's second miss on (misses are not cached). */
+    /** The cached value, or `load(key)`, kept by the rules above (misses are not cached). */
     get(key: K, load: (key: K) => V | undefined): V | undefined {
       const now = generation.get();
       if (now !== seen) {
         seen = now;
         entries.clear();
       }
+      if (++reads % (window / 2) === 0) {
+        missedBefore = missed;
+        missed = new Set();
+      }
       const hit = entries.get(key);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        hit.readAt = reads;
+        return hit.value;
+      }
       const value = load(key);
       if (value === undefined) return undefined;
-      if (!missedOnce.delete(key)) {
-        if (missedOnce.size >= options.max) missedOnce.clear();
-        missedOnce.add(key);
+      if (!missed.has(key) && !missedBefore.has(key)) {
+        missed.add(key);
         return value;
       }
-      // Map keeps insertion order: when full, forget the oldest entry.
-      if (entries.size >= options.max) entries.delete(entries.keys().next().value!);
-      entries.set(key, value);
+      if (entries.size >= options.max) {
+        // Map keeps insertion order: the first entry is the oldest.
+        const [oldestKey, oldest] = entries.entries().next().value!;
+        entries.delete(oldestKey);
+        if (oldest.readAt > reads - window) {
+          entries.set(oldestKey, oldest);
+          return value;
+        }
+      }
+      entries.set(key, { value, readAt: reads });
       return value;
     },
     /** How many values it holds. */

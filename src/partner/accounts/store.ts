@@ -56,7 +56,7 @@ export function accountStore(db: Db, clock: Clock) {
   const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
 
   // Every callback authenticates; tokens already seen skip the parse, hash and query. Any write to
-  // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see db/read-cache.ts.
+  // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see lib/perf/read-cache.ts.
   const authenticated = readCache<string, Account>(db, { max: 10_000 });
   const lookupToken = (token: string): Account | undefined => {
     const parsed = parseToken(token);

@@ -64,7 +64,7 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
   const answersOf = db.prepare<[string], { answers: string }>('SELECT answers FROM demo_answers WHERE report_id = ?');
   const questions = demoQuestions(db);
   // The platform lists tests before every send and catalogs change rarely; any write to the tests
-  // table empties the cache (db/read-cache.ts).
+  // table empties the cache (lib/perf/read-cache.ts).
   const catalog = readCache<number, readonly ProviderTest[]>(db, { max: 10_000 });
   const testsOfAccount = (account: Account) => catalog.get(account.id, (id) => Object.freeze(testsOf.all(id)))!;
 
