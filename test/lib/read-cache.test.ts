@@ -86,4 +86,12 @@ describe('readCache', () => {
     expect(cache.size).toBe(100);
     expect(round(0)).toBe(100);
   });
+
+  it('refuses a size it cannot work with, rather than failing on first use', () => {
+    const db = openDb(':memory:');
+    for (const max of [0, -1, 1.5, Number.NaN]) expect(() => readCache(db, { max })).toThrow(/max must be a whole number of entries, at least 1/);
+    const one = readCache<number, string>(db, { max: 1 });
+    for (const key of [1, 1, 2, 2, 1]) expect(one.get(key, (k) => `value ${k}`)).toBe(`value ${key}`);
+    expect(one.size).toBe(1);
+  });
 });

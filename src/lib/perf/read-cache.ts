@@ -19,6 +19,7 @@ import type { Db } from '../db.js';
  *   nobody reads any more make room within one window.
  */
 export function readCache<K, V>(db: Db, options: { max: number }) {
+  if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError(`readCache: max must be a whole number of entries, at least 1 (got ${options.max})`);
   const generation = db.prepare<[], number>('SELECT n FROM read_cache_generation').pluck();
   let seen = generation.get();
   const window = 4 * options.max;
