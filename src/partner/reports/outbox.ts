@@ -79,17 +79,25 @@ export function reportOutbox(db: Db, clock: Clock) {
   );
   // The oldest pending update of each report that has one, when it is due. A report's newer
   // updates wait behind its oldest: they are sent with it, never before it.
+  //
+  // INDEXED BY names the plan these two need, whatever SQLite's planner would guess: the due
+  // updates in order of the due index, each checked against its own report's earlier updates. Left
+  // to itself, it checked each pending update against every older pending one (by status): a backlog
+  // of 20,000 undelivered updates (a platform down for an hour) took a minute per query, with the
+  // server's event loop held all the while.
   const dueHeads = db.prepare<[string, number], UpdateRow>(
-    `SELECT u.* FROM report_updates u
+    `SELECT u.* FROM report_updates u INDEXED BY report_updates_due
       WHERE u.status = 'pending' AND u.next_attempt_at <= ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)
+        AND NOT EXISTS (SELECT 1 FROM report_updates p INDEXED BY report_updates_by_invitation
+                         WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)
       ORDER BY u.next_attempt_at, u.id LIMIT ?`,
   );
   const nextDue = db
     .prepare<[], string | null>(
-      `SELECT min(u.next_attempt_at) FROM report_updates u
+      `SELECT min(u.next_attempt_at) FROM report_updates u INDEXED BY report_updates_due
         WHERE u.status = 'pending'
-          AND NOT EXISTS (SELECT 1 FROM report_updates p WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`,
+          AND NOT EXISTS (SELECT 1 FROM report_updates p INDEXED BY report_updates_by_invitation
+                           WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`,
     )
     .pluck();
   const pendingOf = db.prepare<[string], UpdateRow>(
@@ -140,14 +148,17 @@ export function reportOutbox(db: Db, clock: Clock) {
   );
 
   // A report with a dead letter keeps its whole history: an operator may still revive it, and the
-  // worker needs the delivered updates to know what the revived one must not overwrite.
+  // worker needs the delivered updates to know what the revived one must not overwrite. Each row
+  // looks for its own report's dead letters (INDEXED BY, as above), not through every dead letter.
   const pruneAttempts = db.prepare<[string]>(
     `DELETE FROM report_update_attempts WHERE started_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.invitation_id = report_update_attempts.invitation_id AND d.status = 'dead')`,
+        AND NOT EXISTS (SELECT 1 FROM report_updates d INDEXED BY report_updates_by_invitation
+                         WHERE d.invitation_id = report_update_attempts.invitation_id AND d.status = 'dead')`,
   );
   const pruneSettled = db.prepare<[string]>(
     `DELETE FROM report_updates WHERE status IN ('delivered', 'superseded', 'canceled') AND updated_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d WHERE d.invitation_id = report_updates.invitation_id AND d.status = 'dead')`,
+        AND NOT EXISTS (SELECT 1 FROM report_updates d INDEXED BY report_updates_by_invitation
+                         WHERE d.invitation_id = report_updates.invitation_id AND d.status = 'dead')`,
   );
 
   const now = () => isoAt(clock.now());

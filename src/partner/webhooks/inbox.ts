@@ -77,8 +77,11 @@ export function webhookInbox(db: Db, clock: Clock) {
   const duplicate = db.prepare<[number, number]>(
     'UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE company_id = ? AND event_id = ?',
   );
+  // Through the due index (INDEXED BY), whatever the planner would guess: for the ORDER BY it read
+  // every event ever received in event order, 24 ms a run with 200,000 kept, and growing.
   const due = db.prepare<[string, number], Row>(
-    `SELECT * FROM webhook_inbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY event_id, company_id LIMIT ?`,
+    `SELECT * FROM webhook_inbox INDEXED BY webhook_inbox_due
+      WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY event_id, company_id LIMIT ?`,
   );
   // Only a row still due can be claimed, so two processors never handle the same event.
   const claim = db.prepare<[string, number, number, string]>(

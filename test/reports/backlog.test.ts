@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/lib/clock.js';
+import { isoAt } from '../../src/lib/clock.js';
+import type { Db } from '../../src/lib/db.js';
+import { invitationStore } from '../../src/partner/invitations/store.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { reportOutbox } from '../../src/partner/reports/outbox.js';
+import { webhookInbox } from '../../src/partner/webhooks/inbox.js';
+
+/**
+ * The queues after the platform was away a while: tens of thousands of rows waiting. Each query the
+ * workers run must cost what its batch costs, not what the backlog holds — better-sqlite3 runs it
+ * on the event loop, and a query that reads the backlog once per row it returns holds every
+ * callback for minutes (a backlog of 20,000 report updates took a minute per query before).
+ * Each test also reads the plan SQLite chose for the queries (EXPLAIN QUERY PLAN), so that a plan
+ * that reads the backlog fails here however fast this machine is.
+ */
+const NOW = Date.parse('2026-11-23T12:00:00.000Z');
+const clock: Clock = { now: () => NOW };
+
+/**
+ * A partner database that remembers the SQL prepared on it, and the plan of the one statement
+ * whose text matches `pattern`, step by step.
+ */
+function recordingDb() {
+  const db = openDb(':memory:');
+  const sources: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => (sources.push(source), prepare(source))) as typeof db.prepare;
+  const planOf = (pattern: RegExp, ...params: unknown[]): string => {
+    const matching = [...new Set(sources.filter((source) => pattern.test(source)))];
+    expect(matching).toHaveLength(1);
+    return prepare(`EXPLAIN QUERY PLAN ${matching[0]!.replace(/^DELETE FROM/, 'SELECT * FROM')}`)
+      .all(...params)
+      .map((step) => (step as { detail: string }).detail)
+      .join('\n');
+  };
+  return { db, planOf };
+}
+
+/** `n` invitations, each with one report update queued, all due now; returns the report ids in order. */
+function backlog(db: Db, n: number): string[] {
+  const invitations = invitationStore(db, clock);
+  const reports = reportOutbox(db, clock);
+  const ids = Array.from({ length: n }, () => randomUUID());
+  db.prepare(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, ?)`).run(isoAt(NOW));
+  db.transaction(() => {
+    ids.forEach((reportId, i) => {
+      invitations.create({
+        reportId,
+        accountId: 1,
+        companyId: 1,
+        candidateId: i + 1,
+        testId: '1',
+        testName: 'SQL basics',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: `ada${i}@example.com`,
+        phone: null,
+        extraInputs: {},
+      });
+      reports.enqueue(reportId, { urls: { show: `http://127.0.0.1:3000/results?r=${i}` } });
+    });
+  })();
+  return ids;
+}
+
+describe('the report updates queue with a backlog of 20,000', () => {
+  it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', { timeout: 20_000 }, () => {
+    const { db, planOf } = recordingDb();
+    const ids = backlog(db, 20_000);
+    const reports = reportOutbox(db, clock);
+    // A second update for each of the first 100 reports, made due an hour earlier than everything
+    // else: it still waits behind its report's first one.
+    db.transaction(() => ids.slice(0, 100).forEach((id) => reports.enqueue(id, { status: 'completed', score: '80%' })))();
+    db.prepare(`UPDATE report_updates SET next_attempt_at = ? WHERE body LIKE '%completed%'`).run(isoAt(NOW - 3_600_000));
+
+    const heads = reports.dueHeads(20);
+    expect(heads.map((u) => u.reportId)).toEqual(ids.slice(0, 20));
+    expect(heads.every((u) => 'urls' in u.body)).toBe(true);
+    expect(reports.nextDueAt()).toBe(isoAt(NOW));
+
+    // Walked in the due index's order, each checked against its own report's earlier updates only.
+    for (const plan of [planOf(/ORDER BY u\.next_attempt_at/, isoAt(NOW), 20), planOf(/SELECT min\(u\.next_attempt_at\)/)]) {
+      expect(plan).toMatch(/SEARCH u USING INDEX report_updates_due/);
+      expect(plan).toMatch(/SEARCH p USING INDEX report_updates_by_invitation \(invitation_id=\? AND id<\?\)/);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+
+  it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', { timeout: 20_000 }, () => {
+    const { db, planOf } = recordingDb();
+    backlog(db, 25_000);
+    const old = isoAt(NOW - 31 * 86_400_000);
+    // The first 20,000 were delivered a month ago; the last 5,000 gave up (dead letters), with a
+    // delivered update of theirs from a month ago too.
+    db.prepare(`UPDATE report_updates SET status = 'delivered', updated_at = ? WHERE id <= 20000`).run(old);
+    db.prepare(`UPDATE report_updates SET status = 'dead', updated_at = ? WHERE id > 20000`).run(old);
+    db.prepare(
+      `INSERT INTO report_updates (invitation_id, report_id, body, status, next_attempt_at, give_up_at, created_at, updated_at)
+       SELECT invitation_id, report_id, body, 'delivered', next_attempt_at, give_up_at, created_at, ? FROM report_updates WHERE status = 'dead'`,
+    ).run(old);
+
+    expect(reportOutbox(db, clock).prune(30 * 86_400_000)).toBe(20_000);
+    const left = db.prepare<[], { status: string; n: number }>('SELECT status, count(*) AS n FROM report_updates GROUP BY status ORDER BY status').all();
+    expect(left).toEqual([
+      { status: 'dead', n: 5_000 },
+      { status: 'delivered', n: 5_000 },
+    ]);
+    // Each settled row or attempt looks for its own report's dead letters, not through all of them.
+    for (const table of ['report_updates', 'report_update_attempts']) {
+      expect(planOf(new RegExp(`^DELETE FROM ${table} `), isoAt(NOW))).toMatch(/SEARCH d USING INDEX report_updates_by_invitation \(invitation_id=\?\)/);
+    }
+  });
+});
+
+describe('the webhook inbox with 50,000 events handled', () => {
+  it('finds the few still pending through the due index, in event order, without reading the handled ones', () => {
+    const { db, planOf } = recordingDb();
+    const inbox = webhookInbox(db, clock);
+    const insert = db.prepare(
+      `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, payload, status, next_attempt_at, received_at)
+       VALUES (?, ?, 'candidate', 'created', ?, 1, '{}', ?, ?, ?)`,
+    );
+    const at = isoAt(NOW - 60_000);
+    db.transaction(() => {
+      for (let i = 1; i <= 50_000; i++) insert.run(i, 1 + (i % 2), at, i > 49_990 ? 'pending' : 'handled', at, at);
+    })();
+
+    expect(inbox.due(20).map((e) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => 49_991 + i));
+    const plan = planOf(/FROM webhook_inbox\b[\s\S]*next_attempt_at <= \?/, isoAt(NOW), 20);
+    expect(plan).toMatch(/SEARCH webhook_inbox USING INDEX webhook_inbox_due/);
+    expect(plan).not.toMatch(/\bSCAN webhook_inbox\b/);
+  });
+});
