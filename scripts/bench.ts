@@ -6,7 +6,7 @@
  *
  * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and for
  * the baseline and the partner an evenly paced, open-loop 1,000 req/s load (latency under ordinary
- * traffic). Servers are pinned to one core and this process (the load generator) to the other when
+ * traffic). After send_candidate, the e-mail's share alone (bench/mail-alone.mjs). Servers are pinned to one core and this process (the load generator) to the other when
  * `taskset` works. Several rounds, medians quoted; ratios are to the baseline in this run, the only
  * figures that mean anything on a noisy machine.
  *
@@ -33,6 +33,7 @@ import { openDb } from '../src/partner/db/open.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
 const EXPRESS = path.join(ROOT, 'bench', 'express-server.mjs');
+const MAIL_ALONE = path.join(ROOT, 'bench', 'mail-alone.mjs');
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 0);
 const TESTS_PER_ACCOUNT = 20;
@@ -142,6 +143,7 @@ async function main() {
         }
       }
       printCallback(callback.name, results[callback.name]!);
+      if (callback.name === 'send_candidate') printMailAlone(partnerDb, results[callback.name]!.baseline!.load);
     }
     // Measured alone, on the same database: one partner process per database.
     await stopAll(children);
@@ -505,6 +507,21 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
   console.log(row('baseline', b.paced));
   console.log(row('partner', p.paced));
   console.log('');
+}
+
+/**
+ * nodemailer's share of a send, measured in this run (bench/mail-alone.mjs, on the servers' core):
+ * the partner's own invitation e-mail rendered by its mailer and nothing else, beside the
+ * baseline's whole send_candidate.
+ */
+function printMailAlone(partnerDb: string, baseline: Sample[]): void {
+  const [cmd, args] = pinned(1, process.execPath, [MAIL_ALONE, '--db', partnerDb]);
+  const { cpuUsPerEmail } = JSON.parse(execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8' })) as { cpuUsPerEmail: number };
+  const baselineUs = median(baseline.map((x) => x.cpuUs));
+  console.log(
+    `send_candidate — the e-mail alone: nodemailer's JSON transport, the partner's invitation e-mail\n` +
+      `  ${cpuUsPerEmail.toFixed(0)} µs CPU per e-mail = ${(cpuUsPerEmail / baselineUs).toFixed(2)}× the baseline's whole send (${baselineUs.toFixed(0)} µs)\n`,
+  );
 }
 
 main().catch((err) => {
