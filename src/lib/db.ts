@@ -16,7 +16,10 @@ export type Db = Database.Database;
 export function openSqlite(file: string, migrationsDir: string): Db {
   if (file !== ':memory:') ownerOnly(path.resolve(file));
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  // First: another process opening the same new database at the same moment holds its lock while it
+  // migrates; this one waits for it instead of failing.
+  db.pragma('busy_timeout = 5000');
+  walMode(db);
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
   db.pragma('synchronous = NORMAL');
   // Performance (docs/performance.md): a 64 MB page cache instead of SQLite's 2 MB keeps the random
@@ -25,9 +28,26 @@ export function openSqlite(file: string, migrationsDir: string): Db {
   db.pragma('cache_size = -65536');
   db.pragma('wal_autocheckpoint = 500');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   migrate(db, migrationsDir);
   return db;
+}
+
+/**
+ * Switches the database's journal to WAL (a setting the file keeps). The switch needs the database
+ * to itself, and SQLite answers SQLITE_BUSY at once instead of waiting when another process is
+ * opening it at the same moment: tried again every 10 ms, for as long as busy_timeout would wait.
+ */
+function walMode(db: Db): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 10) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || waited >= 5000) throw err;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
 }
 
 /**
@@ -58,9 +78,14 @@ function migrationFiles(dir: string): string[] {
 }
 
 export function migrate(db: Db, dir: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const current = version();
   const pending = migrationFiles(dir).filter((f) => Number.parseInt(f, 10) > current);
-  applyEach(db, dir, pending, { done: (file) => db.pragma(`user_version = ${Number.parseInt(file, 10)}`) });
+  applyEach(db, dir, pending, {
+    // Another process opening the same database at the same moment may have applied it meanwhile.
+    skip: (file) => version() >= Number.parseInt(file, 10),
+    done: (file) => db.pragma(`user_version = ${Number.parseInt(file, 10)}`),
+  });
 }
 
 /**

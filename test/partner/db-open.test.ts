@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 
 const MIGRATIONS = new URL('../../src/partner/db/migrations/', import.meta.url);
 const dirs: string[] = [];
@@ -97,6 +99,38 @@ describe('openDb', () => {
     const db = new Database(file, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     expect(db.prepare('SELECT count(*) AS n FROM child').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('when six processes open the same new database at the same moment (the server, the accounts CLI, a second instance), then each opens it, and each migration is applied once', { timeout: 30_000 }, async () => {
+    const file = path.join(tempDir(), 'partner.db');
+    // Each process loads the kit first, then waits for the same instant to open the database.
+    const at = Date.now() + 4_000;
+    const script = `
+      import { openDb } from ${JSON.stringify(new URL('../../src/partner/db/open.ts', import.meta.url).href)};
+      import { DEMO_MIGRATIONS } from ${JSON.stringify(new URL('../../src/partner/provider/demo/index.ts', import.meta.url).href)};
+      while (Date.now() < ${at}) {}
+      openDb(${JSON.stringify(file)}, { provider: DEMO_MIGRATIONS }).close();
+    `;
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+          let stderr = '';
+          child.stderr.on('data', (d) => (stderr += d));
+          child.on('exit', (code) => resolve({ code, stderr }));
+        }),
+      ),
+    );
+    expect(runs.map((r) => (r.code === 0 ? 'opened' : r.stderr))).toEqual(Array(6).fill('opened'));
+
+    const db = new Database(file, { readonly: true });
+    const latest = Math.max(...readdirSync(MIGRATIONS).map((f) => Number.parseInt(f, 10)));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(latest);
+    const applied = db.prepare<[], { name: string }>("SELECT name FROM schema_migrations WHERE name LIKE 'demo/%' ORDER BY name").all();
+    expect(applied.length).toBeGreaterThan(0);
+    expect(applied.map((r) => r.name)).toEqual(readdirSync(DEMO_MIGRATIONS.dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort().map((f) => `demo/${f}`));
     db.close();
   });
 });
