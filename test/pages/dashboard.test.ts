@@ -52,6 +52,21 @@ describe('the dashboard', () => {
       expect(res.text).not.toMatch(/<script/i);
     });
 
+    it('with more accounts than a page shows, then the newest 100 show, with how many there are in all, and a company shared by two older accounts is still named', async () => {
+      h.customer('Initech', [], 7);
+      h.customer('Initrode', [], 7);
+      for (let n = 1; n <= 150; n++) h.customer(`Customer ${n}`, [], null);
+      const res = await get('/admin');
+      expect(res.status).toBe(200);
+      const rows = [...res.text.matchAll(/<td>([^<]+) <span class="muted">#(\d+)<\/span><\/td>\s*<td><span class="tag/g)];
+      expect(rows.map((r) => Number(r[2]))).toEqual(Array.from({ length: 100 }, (_, i) => 55 + i));
+      expect(res.text).toContain('The newest 100 of 154 accounts.');
+      expect(res.text).toContain('Platform company 7 is connected to 2 accounts (Initech #3, Initrode #4)');
+      // The invitation's account is named, though it is not among those listed.
+      expect(res.text).toMatch(/Acme Corp <span class="muted">#1<\/span><\/td>/);
+      expect(res.text).toContain('Grace Hopper');
+    });
+
     it('on another host name than PUBLIC_URL’s (DNS rebinding), then 421 with a page naming the dashboard’s address, not the data, even with the right credentials', async () => {
       for (const host of ['evil.test', 'evil.test:80', '127.0.0.1', 'partner.test.evil.test', 'partner.test:8080', 'partner.test@evil.test']) {
         const res = await get('/admin').set('Host', host);

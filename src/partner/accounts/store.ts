@@ -23,6 +23,12 @@ interface AccountRow {
   company_id: number | null;
 }
 
+type SummaryRow = AccountRow & { created_at: string; bound_at: string | null; active_tokens: number };
+
+function toSummary(r: SummaryRow): AccountSummary {
+  return { id: r.id, name: r.name, companyId: r.company_id, createdAt: r.created_at, boundAt: r.bound_at, activeTokens: r.active_tokens };
+}
+
 export type AccountStore = ReturnType<typeof accountStore>;
 
 /** Customer accounts and their tokens. */
@@ -45,13 +51,27 @@ export function accountStore(db: Db, clock: Clock) {
   const revokeAll = db.prepare<[string, number]>(
     'UPDATE account_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL',
   );
-  const listAll = db.prepare<[], AccountRow & { created_at: string; bound_at: string | null; active_tokens: number }>(
-    `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
-            (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
-       FROM accounts a ORDER BY a.id`,
+  const summaries = <P extends unknown[]>(where: string) =>
+    db.prepare<P, SummaryRow>(
+      `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
+              (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
+         FROM accounts a ${where}`,
+    );
+  const listAll = summaries<[]>('ORDER BY a.id');
+  const newest = summaries<[number]>('ORDER BY a.id DESC LIMIT ?');
+  const summaryOf = summaries<[number]>('WHERE a.id = ?');
+  // Each account of a platform company that several accounts are connected to.
+  const sharing = summaries<[]>(
+    `WHERE a.company_id IN (SELECT company_id FROM accounts WHERE company_id IS NOT NULL GROUP BY company_id HAVING count(*) > 1)
+     ORDER BY a.company_id, a.id`,
   );
+  const countAll = db.prepare<[], number>('SELECT count(*) FROM accounts').pluck();
+  const namesOf = db.prepare<[string], { id: number; name: string }>('SELECT id, name FROM accounts WHERE id IN (SELECT value FROM json_each(?))');
   const activeTokenRows = db.prepare<[], { account_id: number; lookup: string; created_at: string }>(
     'SELECT account_id, lookup, created_at FROM account_tokens WHERE revoked_at IS NULL ORDER BY account_id, id',
+  );
+  const activeTokenRowsOf = db.prepare<[number], { account_id: number; lookup: string; created_at: string }>(
+    'SELECT account_id, lookup, created_at FROM account_tokens WHERE account_id = ? AND revoked_at IS NULL ORDER BY id',
   );
   const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
 
@@ -112,19 +132,23 @@ export function accountStore(db: Db, clock: Clock) {
      * Every token that still works, oldest first, by its key id: the token's prefix and lookup part
      * (`ptk_3F9aK2mQx7Lw`), which names it without being a secret. The token itself is never stored.
      */
-    activeTokens(): { accountId: number; keyId: string; createdAt: string }[] {
-      return activeTokenRows.all().map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
+    activeTokens(accountId?: number): { accountId: number; keyId: string; createdAt: string }[] {
+      const rows = accountId === undefined ? activeTokenRows.all() : activeTokenRowsOf.all(accountId);
+      return rows.map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
     },
 
-    list(): AccountSummary[] {
-      return listAll.all().map((r) => ({
-        id: r.id,
-        name: r.name,
-        companyId: r.company_id,
-        createdAt: r.created_at,
-        boundAt: r.bound_at,
-        activeTokens: r.active_tokens,
-      }));
+    /** Every account, oldest first (the accounts CLI). */
+    list: (): AccountSummary[] => listAll.all().map(toSummary),
+    /** The `limit` newest accounts, newest first: what a page can show when there are thousands. */
+    newest: (limit: number): AccountSummary[] => newest.all(limit).map(toSummary),
+    count: (): number => countAll.get()!,
+    find(id: number): AccountSummary | undefined {
+      const row = summaryOf.get(id);
+      return row && toSummary(row);
     },
+    /** The accounts of each platform company that more than one account is connected to, by company. */
+    sharingACompany: (): AccountSummary[] => sharing.all().map(toSummary),
+    /** Names by id, for the ids given that exist. */
+    namesOf: (ids: readonly number[]): Map<number, string> => new Map(namesOf.all(JSON.stringify(ids)).map((r) => [r.id, r.name])),
   };
 }

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { AccountStore } from '../accounts/store.js';
+import type { AccountStore, AccountSummary } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
 import { ReportId } from '../../contract/schemas.js';
@@ -145,8 +145,8 @@ export function dashboard(deps: DashboardDeps): Router {
     page(req, res, './admin/report', {
       pageTitle: `Report ${invitation.reportId}`,
       invitation,
-      account: accounts.list().find((a) => a.id === invitation.accountId),
-      tokens: accounts.activeTokens().filter((t) => t.accountId === invitation.accountId),
+      account: accounts.find(invitation.accountId),
+      tokens: accounts.activeTokens(invitation.accountId),
       updates: reports.ofReport(invitation.reportId),
       attempts: reports.attemptsOf(invitation.reportId),
       mails: mail.ofReport(invitation.reportId),
@@ -242,6 +242,9 @@ function mailContent(
   }
 }
 
+/** Accounts the overview lists: the newest; `npm run accounts -- list` lists them all. */
+const ACCOUNTS_SHOWN = 100;
+
 /**
  * The accounts as the overview shows them: each with its connection and the key ids of the tokens
  * that still work, and, for a platform company connected to several accounts (a recruiter replaced
@@ -249,15 +252,24 @@ function mailContent(
  * the one the platform uses now.
  */
 function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
-  const tokens = accounts.activeTokens();
-  const list = accounts.list().map((a) => ({ ...a, tokens: tokens.filter((t) => t.accountId === a.id) }));
-  const byCompany = new Map<number, typeof list>();
-  for (const a of list) if (a.companyId !== null) byCompany.set(a.companyId, [...(byCompany.get(a.companyId) ?? []), a]);
+  // A vendor may have 100,000 customers: the page shows the newest (oldest of them first, as the
+  // accounts were created), and reads only what it shows.
+  const list = accounts
+    .newest(ACCOUNTS_SHOWN)
+    .reverse()
+    .map((a) => ({ ...a, tokens: accounts.activeTokens(a.id) }));
+  const byCompany = new Map<number, AccountSummary[]>();
+  for (const a of accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
   const shared = [...byCompany]
     .filter(([, connected]) => connected.length > 1)
     .map(([companyId, connected]) => {
       const latest = listed.find((i) => i.companyId === companyId);
       return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
     });
-  return { accounts: list, accountNames: new Map(list.map((a) => [a.id, a.name])), sharedCompanies: shared };
+  return {
+    accounts: list,
+    accountsTotal: accounts.count(),
+    accountNames: accounts.namesOf([...new Set(listed.map((i) => i.accountId))]),
+    sharedCompanies: shared,
+  };
 }
