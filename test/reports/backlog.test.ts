@@ -134,3 +134,23 @@ describe('the webhook inbox with 50,000 events handled', () => {
     expect(plan).not.toMatch(/\bSCAN webhook_inbox\b/);
   });
 });
+
+describe('the dashboard\'s lists of report updates among 20,000', () => {
+  it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', { timeout: 20_000 }, () => {
+    const { db, planOf } = recordingDb();
+    const ids = backlog(db, 20_000);
+    db.prepare(`UPDATE report_updates SET status = 'delivered'`).run();
+    db.prepare(`UPDATE report_updates SET status = 'dead' WHERE id IN (10, 5000, 15000)`).run();
+    const reports = reportOutbox(db, clock);
+
+    expect(reports.recent({ status: 'dead' }).map((u) => u.id)).toEqual([15000, 5000, 10]);
+    expect(reports.recent({ limit: 2 }).map((u) => u.id)).toEqual([20000, 19999]);
+    expect(reports.recent({ reportId: ids[9]!, status: 'dead' }).map((u) => u.id)).toEqual([10]);
+    expect(reports.recent({ reportId: ids[9]!, status: 'delivered' })).toEqual([]);
+
+    expect(planOf(/WHERE status = \? ORDER BY id DESC/, 'dead', 100)).toMatch(/SEARCH report_updates USING INDEX report_updates_by_status \(status=\?\)/);
+    expect(planOf(/report_id = @reportId\)\s+AND \(@status IS NULL/, { reportId: ids[9]!, status: 'dead', limit: 100 })).toMatch(
+      /SEARCH report_updates USING INDEX report_updates_by_invitation \(invitation_id=\?\)/,
+    );
+  });
+});
