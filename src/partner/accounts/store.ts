@@ -67,10 +67,7 @@ export function accountStore(db: Db, clock: Clock) {
   );
   const countAll = db.prepare<[], number>('SELECT count(*) FROM accounts').pluck();
   const namesOf = db.prepare<[string], { id: number; name: string }>('SELECT id, name FROM accounts WHERE id IN (SELECT value FROM json_each(?))');
-  const activeTokenRows = db.prepare<[], { account_id: number; lookup: string; created_at: string }>(
-    'SELECT account_id, lookup, created_at FROM account_tokens WHERE revoked_at IS NULL ORDER BY account_id, id',
-  );
-  const activeTokenRowsOf = db.prepare<[number], { account_id: number; lookup: string; created_at: string }>(
+  const activeTokenRows = db.prepare<[number], { account_id: number; lookup: string; created_at: string }>(
     'SELECT account_id, lookup, created_at FROM account_tokens WHERE account_id = ? AND revoked_at IS NULL ORDER BY id',
   );
   const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
@@ -129,12 +126,12 @@ export function accountStore(db: Db, clock: Clock) {
     },
 
     /**
-     * Every token that still works, oldest first, by its key id: the token's prefix and lookup part
-     * (`ptk_3F9aK2mQx7Lw`), which names it without being a secret. The token itself is never stored.
+     * The account's tokens that still work, oldest first, by their key id: the token's prefix and
+     * lookup part (`ptk_3F9aK2mQx7Lw`), which names it without being a secret. The token itself is
+     * never stored.
      */
-    activeTokens(accountId?: number): { accountId: number; keyId: string; createdAt: string }[] {
-      const rows = accountId === undefined ? activeTokenRows.all() : activeTokenRowsOf.all(accountId);
-      return rows.map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
+    activeTokens(accountId: number): { accountId: number; keyId: string; createdAt: string }[] {
+      return activeTokenRows.all(accountId).map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
     },
 
     /** Every account, oldest first (the accounts CLI). */

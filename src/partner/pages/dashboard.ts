@@ -260,12 +260,10 @@ function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
     .map((a) => ({ ...a, tokens: accounts.activeTokens(a.id) }));
   const byCompany = new Map<number, AccountSummary[]>();
   for (const a of accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
-  const shared = [...byCompany]
-    .filter(([, connected]) => connected.length > 1)
-    .map(([companyId, connected]) => {
-      const latest = listed.find((i) => i.companyId === companyId);
-      return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
-    });
+  const shared = [...byCompany].map(([companyId, connected]) => {
+    const latest = listed.find((i) => i.companyId === companyId);
+    return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
+  });
   return {
     accounts: list,
     accountsTotal: accounts.count(),
