@@ -1,0 +1,174 @@
+import type { Db } from './db.js';
+import pg from 'pg';
+
+/**
+ * One way for the stores to speak to either database. Every query is written once, with
+ * PostgreSQL's `$1, $2…` placeholders (SQLite reads them as `?1, ?2…`), and prepared once per text
+ * (a query builder that prepares on every call costs a catalog read 45–75 µs where a prepared
+ * statement costs 25: docs/performance.md).
+ */
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  all<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  get<T>(text: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** A statement without rows to read; how many rows it changed. */
+  run(text: string, params?: readonly unknown[]): Promise<{ changes: number }>;
+  /**
+   * `fn`'s queries, through the `tx` it is given, in one transaction: committed when `fn` resolves,
+   * rolled back when it throws. Inside a transaction, `tx.transaction` is a savepoint.
+   */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/** A unique or primary key constraint refused the write (either database). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * SQLite through better-sqlite3: each query runs at once, synchronously, behind a resolved promise.
+ * One connection serves every request, so a transaction that awaits between its queries holds the
+ * connection until it ends: other queries, and other transactions, wait for it rather than land
+ * inside it.
+ */
+export function sqliteSql(db: Db): Sql {
+  /** Each text prepared once: `$n` becomes `?`, with the order the parameters bind in ($2 may come twice). */
+  const statements = new Map<string, { prepared: ReturnType<typeof db.prepare<unknown[]>>; order: number[] }>();
+  const statement = (text: string, params: readonly unknown[]) => {
+    let s = statements.get(text);
+    if (!s) {
+      const order: number[] = [];
+      const prepared = db.prepare<unknown[]>(text.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?')));
+      statements.set(text, (s = { prepared, order }));
+    }
+    return { run: s.prepared, args: s.order.map((i) => params[i]) };
+  };
+  /** The open transaction, while there is one: everything else waits for it to end. */
+  let open: Promise<unknown> | undefined;
+  const idle = async () => {
+    while (open) await open.catch(() => undefined);
+  };
+
+  const direct = (savepoints: { depth: number }): Sql => ({
+    dialect: 'sqlite',
+    all: async <T>(text: string, params: readonly unknown[] = []) => {
+      const { run, args } = statement(text, params);
+      return run.all(...args) as T[];
+    },
+    get: async <T>(text: string, params: readonly unknown[] = []) => {
+      const { run, args } = statement(text, params);
+      return run.get(...args) as T | undefined;
+    },
+    run: async (text, params = []) => {
+      const { run, args } = statement(text, params);
+      return { changes: run.run(...args).changes };
+    },
+    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const name = `sp${++savepoints.depth}`;
+      db.exec(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn(this);
+        db.exec(`RELEASE ${name}`);
+        return result;
+      } catch (err) {
+        db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        throw err;
+      } finally {
+        savepoints.depth -= 1;
+      }
+    },
+  });
+
+  const inside = direct({ depth: 0 });
+  return {
+    dialect: 'sqlite',
+    all: async (text, params) => (await idle(), inside.all(text, params)),
+    get: async (text, params) => (await idle(), inside.get(text, params)),
+    run: async (text, params) => (await idle(), inside.run(text, params)),
+    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      await idle();
+      const tx = direct({ depth: 0 });
+      const done = (async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(tx);
+          db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      })();
+      open = done;
+      try {
+        return await done;
+      } finally {
+        if (open === done) open = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * A pool for DATABASE_URL. 64-bit integers (ids, `count(*)`) come back as numbers, as SQLite's do,
+ * not as strings: the kit's ids stay far below 2^53.
+ */
+export function postgresPool(url: string, options: { max?: number } = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+}
+
+/**
+ * PostgreSQL through a `pg` pool: each query on whichever connection is free, each transaction on
+ * one connection of its own. Statements are named after their text, so each connection prepares
+ * each once.
+ */
+export function postgresSql(pool: pg.Pool): Sql {
+  const names = new Map<string, string>();
+  const named = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `q${names.size + 1}`));
+    return name;
+  };
+  const on = (client: pg.Pool | pg.PoolClient, savepoints: { depth: number }): Sql => ({
+    dialect: 'postgres',
+    all: async <T>(text: string, params: readonly unknown[] = []) =>
+      (await client.query({ name: named(text), text, values: [...params] })).rows as T[],
+    get: async <T>(text: string, params: readonly unknown[] = []) =>
+      (await client.query({ name: named(text), text, values: [...params] })).rows[0] as T | undefined,
+    run: async (text, params = []) => ({ changes: (await client.query({ name: named(text), text, values: [...params] })).rowCount ?? 0 }),
+    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      if (client === pool) {
+        const connection = await pool.connect();
+        try {
+          await connection.query('BEGIN');
+          const result = await fn(on(connection, { depth: 0 }));
+          await connection.query('COMMIT');
+          return result;
+        } catch (err) {
+          await connection.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          connection.release();
+        }
+      }
+      const name = `sp${++savepoints.depth}`;
+      await client.query(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn(this);
+        await client.query(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (err) {
+        await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        throw err;
+      } finally {
+        savepoints.depth -= 1;
+      }
+    },
+  });
+  return on(pool, { depth: 0 });
+}
