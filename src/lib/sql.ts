@@ -13,6 +13,8 @@ export interface Sql {
   get<T>(text: string, params?: readonly unknown[]): Promise<T | undefined>;
   /** A statement without rows to read; how many rows it changed. */
   run(text: string, params?: readonly unknown[]): Promise<{ changes: number }>;
+  /** Several statements without parameters, run as they are (a migration file). */
+  exec(text: string): Promise<void>;
   /**
    * `fn`'s queries, through the `tx` it is given, in one transaction: committed when `fn` resolves,
    * rolled back when it throws. Inside a transaction, `tx.transaction` is a savepoint.
@@ -64,6 +66,7 @@ export function sqliteSql(db: Db): Sql {
       const { run, args } = statement(text, params);
       return { changes: run.run(...args).changes };
     },
+    exec: async (text) => void db.exec(text),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const name = `sp${++savepoints.depth}`;
       db.exec(`SAVEPOINT ${name}`);
@@ -86,6 +89,7 @@ export function sqliteSql(db: Db): Sql {
     all: async (text, params) => (await idle(), inside.all(text, params)),
     get: async (text, params) => (await idle(), inside.get(text, params)),
     run: async (text, params) => (await idle(), inside.run(text, params)),
+    exec: async (text) => (await idle(), inside.exec(text)),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       await idle();
       const tx = direct({ depth: 0 });
@@ -141,6 +145,7 @@ export function postgresSql(pool: pg.Pool): Sql {
     get: async <T>(text: string, params: readonly unknown[] = []) =>
       (await client.query({ name: named(text), text, values: [...params] })).rows[0] as T | undefined,
     run: async (text, params = []) => ({ changes: (await client.query({ name: named(text), text, values: [...params] })).rowCount ?? 0 }),
+    exec: async (text) => void (await client.query(text)),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       if (client === pool) {
         const connection = await pool.connect();

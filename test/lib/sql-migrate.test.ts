@@ -1,0 +1,69 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres } from '../../src/lib/sql-migrate.js';
+import { postgresPool, postgresSql } from '../../src/lib/sql.js';
+import { openDb } from '../../src/partner/db/open.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
+import { startPostgres, type RunningPostgres } from '../support/postgres.js';
+
+const KIT = { dir: fileURLToPath(new URL('../../src/partner/db/migrations-postgres/', import.meta.url)), prefix: 'kit' };
+const DEMO = { dir: fileURLToPath(new URL('../../src/partner/provider/demo/migrations-postgres/', import.meta.url)), prefix: 'demo' };
+
+let postgres: RunningPostgres;
+const pools: pg.Pool[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+  postgres?.stop();
+});
+const pool = (url: string) => {
+  const p = postgresPool(url, { max: 2 });
+  pools.push(p);
+  return p;
+};
+
+describe('migrations on PostgreSQL', () => {
+  it('four instances starting together on a new database: each starts, and each migration is applied once', async () => {
+    const url = await postgres.createDatabase('together');
+    const applied = await Promise.all(Array.from({ length: 4 }, () => migratePostgres(postgresSql(pool(url)), [KIT, DEMO])));
+    expect(applied.flat().sort()).toEqual(['demo/001_demo_tables.sql', 'kit/001_initial.sql']);
+    expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
+    const rows = await postgresSql(pool(url)).all<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+    expect(rows.map((r) => r.name)).toEqual(['demo/001_demo_tables.sql', 'kit/001_initial.sql']);
+    expect(await migratePostgres(postgresSql(pool(url)), [KIT, DEMO])).toEqual([]);
+  });
+
+  it('gives PostgreSQL the same tables and columns as SQLite, the read cache\'s counter aside', async () => {
+    const sql = postgresSql(pool(await postgres.createDatabase('parity')));
+    await migratePostgres(sql, [KIT, DEMO]);
+    const onPostgres = await sql.all<{ table_name: string; column_name: string }>(
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'",
+    );
+    const sqlite = openDb(path.join(mkdtempSync(path.join(tmpdir(), 'parity-')), 'partner.db'), { provider: DEMO_MIGRATIONS });
+    const tables = sqlite
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('sqlite_sequence', 'read_cache_generation')")
+      .all()
+      .map((t) => t.name);
+    const onSqlite = tables.flatMap((table) => (sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => `${table}.${c.name}`));
+    sqlite.close();
+    expect(onPostgres.map((c) => `${c.table_name}.${c.column_name}`).sort()).toEqual(onSqlite.sort());
+  });
+
+  it('a migration that fails leaves the schema as it was, and nothing recorded', async () => {
+    const url = await postgres.createDatabase('failing');
+    const broken = mkdtempSync(path.join(tmpdir(), 'broken-'));
+    writeFileSync(path.join(broken, '001_half.sql'), 'CREATE TABLE half (id INTEGER); CREATE TABLE half (id INTEGER);');
+    const sql = postgresSql(pool(url));
+    await expect(migratePostgres(sql, [KIT, { dir: broken, prefix: 'broken' }])).rejects.toThrow(/already exists/);
+    expect(await sql.get("SELECT to_regclass('public.accounts') AS accounts, to_regclass('public.schema_migrations') AS migrations")).toEqual({
+      accounts: null,
+      migrations: null,
+    });
+  });
+});
