@@ -10,9 +10,37 @@ import { defineConfig } from 'vitest/config';
 const RAM_DISK = '/dev/shm';
 const scratch = process.env.TMPDIR === undefined && existsSync(RAM_DISK) ? { TMPDIR: RAM_DISK } : {};
 
+/**
+ * The partner's tests that also run on PostgreSQL (the `postgres` project): every test of its
+ * stores, workers, callbacks, pages and flows, except those that read SQLite itself (its files,
+ * query plans, group commit) and those of the mock platform and the repository, which have no
+ * partner database.
+ */
+const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/e2e', 'test/pages'];
+const SQLITE_ONLY = [
+  'test/partner/db-open.test.ts',
+  'test/partner/group-commit.test.ts',
+  'test/partner/migration-outboxes.test.ts',
+  'test/reports/backlog.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**'] } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          // test/postgres: what only PostgreSQL allows, several instances on one database.
+          include: [...ON_BOTH.map((dir) => `${dir}/*.test.ts`), 'test/postgres/*.test.ts'],
+          exclude: SQLITE_ONLY,
+          env: { ...scratch, TEST_DATABASE: 'postgres' },
+          // Starts the throwaway PostgreSQL server the project's tests create their databases on.
+          globalSetup: ['./test/global-setup.ts', './test/postgres-setup.ts'],
+        },
+      },
+    ],
     environment: 'node',
     // Tests start real servers and child processes; two cores are all a CI machine has.
     pool: 'forks',

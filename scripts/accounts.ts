@@ -12,7 +12,7 @@
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
-import { openDb } from '../src/partner/db/open.js';
+import { openPartnerDatabase } from '../src/partner/db/open.js';
 import { createAccountWithTests } from '../src/partner/accounts/demo-seed.js';
 import { buildProvider, partnerCore } from '../src/partner/assemble.js';
 import { createLogger } from '../src/lib/http/logger.js';
@@ -54,8 +54,9 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
   if (extra !== undefined) throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
   if (values.test && command !== 'create') throw new UsageError('--test goes with create only');
   const config = loadConfig(io.env);
-  const db = openDb(config.databasePath);
-  const accounts = accountStore(db, systemClock);
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
+  const accounts = accountStore(sql, systemClock);
   const print = (json: unknown, text: string) => io.stdout(`${values.json ? JSON.stringify(json) : text}\n`);
   try {
     switch (command) {
@@ -67,17 +68,19 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         const catalog =
           tests.length === 0
             ? undefined
-            : buildProvider(shippedProvider, {
-                db,
+            : (
+                await buildProvider(shippedProvider, {
+                  sql,
                 clock: systemClock,
                 kind: config.kind,
                 logger: createLogger('silent'),
                 publicUrl: config.publicUrl,
                 candidateUrl: () => config.publicUrl,
-                reports: partnerCore(db, systemClock, { kind: config.kind }).results,
-              }).catalog;
+                  reports: partnerCore(sql, systemClock, { kind: config.kind }).results,
+                })
+              ).catalog;
         if (tests.length > 0 && !catalog) throw new UsageError('--test: this provider keeps its tests in its own product (it has no catalog)');
-        const { accountId, token } = await createAccountWithTests(db, accounts, name, catalog, tests);
+        const { accountId, token } = await createAccountWithTests(sql, accounts, name, catalog, tests);
         print(
           { id: accountId, name, token },
           `Created account ${accountId} (${name}).\nToken (shown once, give it to the customer):\n\n  ${token}\n`,
@@ -85,7 +88,7 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         return;
       }
       case 'list': {
-        const list = accounts.list();
+        const list = await accounts.list();
         print(
           list,
           list.length === 0
@@ -98,14 +101,14 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
       }
       case 'token': {
         const id = accountId(arg);
-        const token = accounts.issueToken(id);
+        const token = await accounts.issueToken(id);
         if (!token) throw new UnknownAccount(id);
         print({ id, token }, `New token for account ${id} (shown once):\n\n  ${token}\n`);
         return;
       }
       case 'revoke': {
         const id = accountId(arg);
-        const revoked = accounts.revokeTokens(id);
+        const revoked = await accounts.revokeTokens(id);
         if (revoked === undefined) throw new UnknownAccount(id);
         print({ id, revoked }, `Revoked ${revoked} token(s) of account ${id}.`);
         return;
@@ -114,7 +117,7 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         throw new UsageError(`Unknown command "${command}"`);
     }
   } finally {
-    db.close();
+    await database.close();
   }
 }
 

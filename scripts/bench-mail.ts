@@ -19,10 +19,10 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { Agent } from 'undici';
-import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { loadConfig, type Config } from '../src/partner/config.js';
 import { openDb } from '../src/partner/db/open.js';
+import { sqliteSql } from '../src/lib/sql.js';
 import { createLogger } from '../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../src/partner/mail/transport.js';
 import { addDemoTests } from '../src/partner/provider/demo/catalog.js';
@@ -87,8 +87,9 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
   });
   const mailer = way === 'before' ? unpooledMailer(config.mail) : createMailer(config.mail);
   try {
-    const parts = assemble(config, {
-      db,
+    const sql = sqliteSql(db);
+    const parts = await assemble(config, {
+      sql,
       logger: createLogger('silent'),
       clock: systemClock,
       publicUrl: config.publicUrl,
@@ -96,12 +97,13 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
       dispatcher,
       provider: demoProvider(),
     });
-    const { account } = accountStore(db, systemClock).create('Acme');
-    const [test] = addDemoTests(db, systemClock, account.id, ['SQL basics']);
-    db.transaction(() => {
+    const { account } = await parts.accounts.create('Acme');
+    const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['SQL basics']));
+    await sql.transaction(async (tx) => {
       for (let i = 0; i < COUNT; i++) {
         const reportId = `5e1f0c2a-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-        parts.invitations.create({
+        await parts.invitations.create(
+          {
           reportId,
           accountId: account.id,
           companyId: 3,
@@ -113,10 +115,12 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
           email: `candidate-${i}@example.com`,
           phone: null,
           extraInputs: {},
-        });
-        parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`);
+          },
+          tx,
+        );
+        await parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`, tx);
       }
-    })();
+    });
     const t0 = performance.now();
     const counts = await parts.sender.runOnce();
     const seconds = (performance.now() - t0) / 1000;

@@ -61,7 +61,13 @@ export const TestItem = z.looseObject({
 export const TestList = z.array(TestItem);
 export type TestItem = z.infer<typeof TestItem>;
 
-const trimmed = (max: number) => z.string().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
+/**
+ * A string without NUL characters. No name, score or event type holds one, and PostgreSQL cannot
+ * store one in a text column: refused here, with a 4xx, rather than failing the write.
+ */
+export const text = () => z.string().refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+
+const trimmed = (max: number) => text().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
 
 /** §4.3 send_candidate. `test_id` arrives as a string although `tests` listed a number. */
 export const SendCandidateBody = z.object({
@@ -71,13 +77,13 @@ export const SendCandidateBody = z.object({
   candidate_id: IntegerId,
   company_id: IntegerId,
   report_id: ReportId,
-  test_id: z.union([z.string().trim().min(1).max(200), z.number().finite()]).transform(String),
-  test_name: z.string().max(500).optional(),
+  test_id: z.union([text().trim().min(1).max(200), z.number().finite()]).transform(String),
+  test_name: text().max(500).optional(),
   /** Present when the partner configured a `phone` input. */
-  phone: z.string().max(100).nullish(),
+  phone: text().max(100).nullish(),
   /** Present when the partner configured an `admin` input [kit decision for the shape]. */
   admin: z
-    .object({ id: IntegerId.optional(), name: z.string().max(200).optional(), email: z.string().max(320).optional() })
+    .object({ id: IntegerId.optional(), name: text().max(200).optional(), email: text().max(320).optional() })
     .nullish(),
 });
 export type SendCandidateBody = z.infer<typeof SendCandidateBody>;
@@ -149,14 +155,14 @@ export type Partner = z.infer<typeof Partner>;
 
 // --- §3.2 Report ------------------------------------------------------------------------------------
 
-export const ReportProperty = z.object({ label: z.string().min(1).max(100), value: z.string().max(1000) });
+export const ReportProperty = z.object({ label: text().min(1).max(100), value: text().max(1000) });
 
 export const ReportUpdate = z
   .object({
     status: z.enum(REPORT_STATUSES),
-    score: z.string().max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters`).nullable(),
+    score: text().max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters`).nullable(),
     completed_at: z.iso.datetime({ offset: false }).nullable(),
-    subtitle: z.string().max(500).nullable(),
+    subtitle: text().max(500).nullable(),
     properties: z.array(ReportProperty).max(50),
     // Known keys: `cancel` [public docs] and `show` [kit decision]; others are allowed but must be
     // short snake_case names of absolute URLs, so a stored report's urls stay a map of strings.

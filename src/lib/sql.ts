@@ -9,6 +9,11 @@ import pg from 'pg';
  */
 export interface Sql {
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * On SQLite, the better-sqlite3 connection underneath, for what only SQLite has (the read
+   * cache's change counter, read synchronously). Never for queries: they go through `Sql`.
+   */
+  readonly sqlite?: Db;
   all<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
   get<T>(text: string, params?: readonly unknown[]): Promise<T | undefined>;
   /** A statement without rows to read; how many rows it changed. */
@@ -17,9 +22,31 @@ export interface Sql {
   exec(text: string): Promise<void>;
   /**
    * `fn`'s queries, through the `tx` it is given, in one transaction: committed when `fn` resolves,
-   * rolled back when it throws. Inside a transaction, `tx.transaction` is a savepoint.
+   * rolled back when it throws. Inside a transaction, `tx.transaction` is a savepoint. Inside,
+   * every query goes through `tx`: on SQLite a query through the outer `Sql` waits for the
+   * transaction to end, so it would wait forever. On PostgreSQL `fn` runs again (up to 5 times)
+   * when the database ends it as a deadlock or serialization victim, so it must do nothing but
+   * queries: side effects (waking a worker, logging) belong after it resolves.
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
+ * `INDEXED BY index` on SQLite, whose planner has no statistics and must be told the plan where a
+ * wrong guess reads a whole backlog (see where it is used); nothing on PostgreSQL, which plans by
+ * its statistics.
+ */
+export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
+  return sql.dialect === 'sqlite' ? `INDEXED BY ${index}` : '';
+}
+
+/**
+ * What a claim query appends to its row selection. On PostgreSQL, several instances claim side by
+ * side: each locks the rows it takes and passes over the rows another is taking. SQLite writes one
+ * transaction at a time and has no such clause.
+ */
+export function skipLocked(sql: Pick<Sql, 'dialect'>): string {
+  return sql.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
 }
 
 /** A unique or primary key constraint refused the write (either database). */
@@ -50,6 +77,29 @@ export function sqliteSql(db: Db): Sql {
   let open: Promise<unknown> | undefined;
   const idle = async () => {
     while (open) await open.catch(() => undefined);
+  };
+  /**
+   * BEGIN IMMEDIATE, waiting for another process's write (the accounts CLI's) without holding the
+   * event loop: SQLite's own wait (busy_timeout) is a sleep of the thread, and the transaction
+   * that holds the lock may be this process's own, on a second connection, waiting for a turn of
+   * the loop to commit. Tried every 5 ms, for as long as busy_timeout would have waited.
+   */
+  // (A pragma takes effect when it is prepared: each is run afresh, not kept as a statement.)
+  const busyTimeoutMs = db.pragma('busy_timeout', { simple: true }) as number;
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const beginImmediate = async () => {
+    for (let waited = 0; ; waited += 5) {
+      db.pragma('busy_timeout = 0');
+      try {
+        begin.run();
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || waited >= busyTimeoutMs) throw err;
+      } finally {
+        db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   };
 
   const direct = (savepoints: { depth: number }): Sql => ({
@@ -86,15 +136,19 @@ export function sqliteSql(db: Db): Sql {
   const inside = direct({ depth: 0 });
   return {
     dialect: 'sqlite',
-    all: async (text, params) => (await idle(), inside.all(text, params)),
-    get: async (text, params) => (await idle(), inside.get(text, params)),
-    run: async (text, params) => (await idle(), inside.run(text, params)),
-    exec: async (text) => (await idle(), inside.exec(text)),
+    sqlite: db,
+    // At once when no transaction is open (nearly always): the callbacks' queries wait for nothing.
+    all: (text, params) => (open ? idle().then(() => inside.all(text, params)) : inside.all(text, params)),
+    get: (text, params) => (open ? idle().then(() => inside.get(text, params)) : inside.get(text, params)),
+    run: (text, params) => (open ? idle().then(() => inside.run(text, params)) : inside.run(text, params)),
+    exec: (text) => (open ? idle().then(() => inside.exec(text)) : inside.exec(text)),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      await idle();
+      // Checked again after every wait, and nothing awaited between the last check and `open`
+      // being set: two transactions asked for in one turn run one after the other.
+      while (open) await open.catch(() => undefined);
       const tx = direct({ depth: 0 });
       const done = (async () => {
-        db.exec('BEGIN IMMEDIATE');
+        await beginImmediate();
         try {
           const result = await fn(tx);
           db.exec('COMMIT');
@@ -114,6 +168,12 @@ export function sqliteSql(db: Db): Sql {
   };
 }
 
+/** PostgreSQL chose this transaction to end, to break a deadlock or keep transactions serializable: run it again. */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /**
  * A pool for DATABASE_URL. 64-bit integers (ids, `count(*)`) come back as numbers, as SQLite's do,
  * not as strings: the kit's ids stay far below 2^53.
@@ -122,6 +182,8 @@ export function postgresPool(url: string, options: { max?: number } = {}): pg.Po
   return new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
+    // Idle connections do not keep a process alive (a CLI that forgot to close, a test worker).
+    allowExitOnIdle: true,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
 }
@@ -148,17 +210,19 @@ export function postgresSql(pool: pg.Pool): Sql {
     exec: async (text) => void (await client.query(text)),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       if (client === pool) {
-        const connection = await pool.connect();
-        try {
-          await connection.query('BEGIN');
-          const result = await fn(on(connection, { depth: 0 }));
-          await connection.query('COMMIT');
-          return result;
-        } catch (err) {
-          await connection.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        } finally {
-          connection.release();
+        for (let attempt = 1; ; attempt++) {
+          const connection = await pool.connect();
+          try {
+            await connection.query('BEGIN');
+            const result = await fn(on(connection, { depth: 0 }));
+            await connection.query('COMMIT');
+            return result;
+          } catch (err) {
+            await connection.query('ROLLBACK').catch(() => undefined);
+            if (!(attempt < 5 && isRetryable(err))) throw err;
+          } finally {
+            connection.release();
+          }
         }
       }
       const name = `sp${++savepoints.depth}`;
@@ -176,4 +240,18 @@ export function postgresSql(pool: pg.Pool): Sql {
     },
   });
   return on(pool, { depth: 0 });
+}
+
+/** `$1, $2, … $n` (from `$first`): the placeholders of an `IN (…)` list of `n` values. */
+export function placeholders(n: number, first = 1): string {
+  return Array.from({ length: n }, (_, i) => `$${first + i}`).join(', ');
+}
+
+/**
+ * Inside a transaction: waits until no other transaction holds `name`, and holds it until this one
+ * ends. For check-then-write steps that no unique key guards (seeding one demo account). SQLite
+ * writes one transaction at a time already (BEGIN IMMEDIATE); PostgreSQL takes an advisory lock.
+ */
+export async function inTurn(tx: Sql, name: string): Promise<void> {
+  if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
 }

@@ -5,7 +5,7 @@ import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
-import type { Db } from '../lib/db.js';
+import type { Sql } from '../lib/sql.js';
 import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
@@ -51,7 +51,7 @@ export interface PartnerCore {
 }
 
 /** Routes of a fork's own (a product's callback, say), mounted after the kit's. */
-export type PartnerRoutes = (router: Router, context: { reports: VendorReports; db: Db; clock: Clock; logger: Logger }) => void;
+export type PartnerRoutes = (router: Router, context: { reports: VendorReports; sql: Sql; clock: Clock; logger: Logger }) => void;
 
 export interface AppDeps {
   /**
@@ -59,7 +59,7 @@ export interface AppDeps {
    * without `vendorResults.secret`, the results endpoint answers 401 "not configured".
    */
   config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks']; vendorResults?: Config['vendorResults'] };
-  db: Db;
+  sql: Sql;
   logger: Logger;
   /** Where `logger` writes, for the access log to write there too (standard output when not given). */
   logDestination?: DestinationStream;
@@ -81,7 +81,7 @@ const CALLBACKS_PATH = '/callbacks';
 
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
-  const { config, db, logger, clock, provider, web } = deps;
+  const { config, sql, logger, clock, provider, web } = deps;
   const { accounts, invitations, reports, mail, lifecycle } = deps.core;
   const app = express();
   app.disable('x-powered-by');
@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
   registerCallbacks(app, CALLBACKS_PATH, {
     accounts,
     invitations,
-    createInvitation: groupCommit(db, invitations.create),
+    createInvitation: groupCommit(sql, (tx, input) => invitations.create(input, tx)),
     lifecycle,
     provider,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
 
   // The platform's webhooks: raw body and signature before anything else; handled after the answer.
   registerWebhookReceiver(app, {
-    db,
+    sql,
     clock,
     logger,
     secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
@@ -123,8 +123,18 @@ export function createApp(deps: AppDeps): Express {
     bodyLimitBytes: config.bodyLimitBytes,
   });
 
+  // Liveness: the process answers. Readiness: it can reach its database too, so a load balancer
+  // sends it work (docs/deploy.md). A database that does not answer is a 503, never a hang.
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const reachable = await Promise.race([
+      sql.get('SELECT 1 AS ok').then(() => true, () => false),
+      new Promise<false>((resolve) => setTimeout(resolve, 2_000, false).unref()),
+    ]);
+    if (reachable) return void res.json({ ok: true });
+    res.status(503).json({ error: 'The database does not answer' });
   });
   app.get('/openapi.json', (_req, res) => void res.json(partnerApiDocument()));
 
@@ -157,7 +167,7 @@ export function createApp(deps: AppDeps): Express {
 
   if (deps.routes) {
     const router = Router();
-    deps.routes(router, { reports: deps.core.results, db, clock, logger });
+    deps.routes(router, { reports: deps.core.results, sql, clock, logger });
     app.use(router);
   }
 

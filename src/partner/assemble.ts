@@ -3,7 +3,8 @@ import { accountStore } from './accounts/store.js';
 import { createApp, type PartnerCore, type PartnerRoutes } from './app.js';
 import type { Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from './config.js';
-import { migrateNamed, type Db } from '../lib/db.js';
+import type { Sql } from '../lib/sql.js';
+import { migrateProvider } from './db/open.js';
 import type { Logger } from '../lib/http/logger.js';
 import type { Pause } from '../lib/perf/requests-first.js';
 import type { PartnerKind } from '../contract/decisions.js';
@@ -22,7 +23,8 @@ import type { WebhookHandler } from './webhooks/handlers/index.js';
 import { webhookProcessor } from './webhooks/processor.js';
 
 export interface AssembleDeps {
-  db: Db;
+  /** The partner's database (`openPartnerDatabase`): SQLite, or PostgreSQL with DATABASE_URL. */
+  sql: Sql;
   logger: Logger;
   /** Where `logger` writes; the access log writes there too. */
   logDestination?: DestinationStream;
@@ -55,15 +57,15 @@ export interface AssembleDeps {
  * an invitation goes through the one lifecycle.
  */
 export function partnerCore(
-  db: Db,
+  sql: Sql,
   clock: Clock,
   options: { kind: PartnerKind; links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>; wake?: () => void },
 ): PartnerCore {
-  const accounts = accountStore(db, clock);
-  const invitations = invitationStore(db, clock);
-  const reports = reportOutbox(db, clock);
-  const mail = mailOutbox(db, clock);
-  const lifecycle = invitationLifecycle({ db, clock, kind: options.kind, reports, mail, links: options.links, wake: options.wake });
+  const accounts = accountStore(sql, clock);
+  const invitations = invitationStore(sql, clock);
+  const reports = reportOutbox(sql, clock);
+  const mail = mailOutbox(sql, clock);
+  const lifecycle = invitationLifecycle({ sql, clock, kind: options.kind, reports, mail, links: options.links, wake: options.wake });
   return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
 }
 
@@ -72,10 +74,10 @@ export function partnerCore(
  * tracked in `schema_migrations`) and is called with the kit; an object is taken as it is. Its kind
  * must be the partner's (PARTNER_KIND), or the platform would refuse what the kit sends.
  */
-export function buildProvider(source: ProviderSource, kit: ProviderKit): Provider {
+export async function buildProvider(source: ProviderSource, kit: ProviderKit): Promise<Provider> {
   let provider: Provider;
   if (typeof source === 'function') {
-    if (source.migrations) migrateNamed(kit.db, source.migrations.dir, source.migrations.prefix);
+    if (source.migrations) await migrateProvider(kit.sql, source.migrations);
     provider = source(kit);
   } else {
     provider = source;
@@ -92,13 +94,13 @@ export function buildProvider(source: ProviderSource, kit: ProviderKit): Provide
  * invitation starter, the mail sender, the report delivery worker and the webhook processor.
  * `startPartner` runs the workers in background loops; tests call their `runOnce` with a fake clock.
  */
-export function assemble(config: Config, deps: AssembleDeps) {
-  const { db, logger, clock, publicUrl } = deps;
+export async function assemble(config: Config, deps: AssembleDeps) {
+  const { sql, logger, clock, publicUrl } = deps;
   const links = invitationLinks({ ...config.links, publicUrl, clock });
-  const core = partnerCore(db, clock, { kind: config.kind, links, wake: deps.wake });
+  const core = partnerCore(sql, clock, { kind: config.kind, links, wake: deps.wake });
   const { invitations, reports, mail, lifecycle } = core;
-  const provider = buildProvider(deps.provider, {
-    db,
+  const provider = await buildProvider(deps.provider, {
+    sql,
     clock,
     kind: config.kind,
     logger,
@@ -107,17 +109,19 @@ export function assemble(config: Config, deps: AssembleDeps) {
     reports: core.results,
   });
   const starter = invitationStarter({
+    sql,
     invitations,
     provider,
     clock,
     logger,
     random: deps.random,
-    markStarted: (invitation, candidateUrl) => lifecycle.start(invitation, candidateUrl),
-    inTransaction: (fn) => db.transaction(fn)(),
+    markStarted: (invitation, candidateUrl, tx) => lifecycle.start(invitation, candidateUrl, tx),
+    onRecorded: lifecycle.wake,
+    leaseMs: config.jobLeaseMs,
     pause: deps.pause,
   });
   const sender = mailSender({
-    db,
+    sql,
     outbox: mail,
     invitations,
     mailer: deps.mailer,
@@ -127,6 +131,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
     random: deps.random,
     pause: deps.pause,
     concurrency: config.mail.maxConnections,
+    leaseMs: config.jobLeaseMs,
   });
   const worker = deliveryWorker({
     outbox: reports,
@@ -136,9 +141,10 @@ export function assemble(config: Config, deps: AssembleDeps) {
     platform: config.platform,
     timeouts: deps.deliveryTimeouts,
     random: deps.random,
+    leaseMs: config.jobLeaseMs,
   });
   const webhooks = webhookProcessor({
-    db,
+    sql,
     clock,
     logger,
     random: deps.random,
@@ -147,7 +153,7 @@ export function assemble(config: Config, deps: AssembleDeps) {
   });
   const app = createApp({
     config,
-    db,
+    sql,
     logger,
     logDestination: deps.logDestination,
     clock,

@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LEASE_MS } from './jobs/lease.js';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
@@ -52,6 +53,10 @@ const ConfigSchema = z.object({
   /** Where the partner server is reachable by the platform and by candidates (links in e-mails, report urls). */
   PUBLIC_URL: httpUrl.optional(),
   DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),
+  /** postgres://user:password@host:5432/database: PostgreSQL instead of SQLite at DATABASE_PATH (docs/deploy.md). */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
+  /** How long an instance holds a claimed item of background work before another may take it over (PostgreSQL). */
+  JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(DEFAULT_JOB_LEASE_MS / 1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** json: one JSON object per line; pretty: readable lines for a terminal (`npm run dev` defaults to it). */
   LOG_FORMAT: z.enum(LOG_FORMATS).default('json'),
@@ -110,6 +115,10 @@ export type Config = {
   port: number;
   publicUrl: string;
   databasePath: string;
+  /** PostgreSQL (DATABASE_URL), when set: then DATABASE_PATH is not used. */
+  databaseUrl: string | undefined;
+  /** How long a claimed item of background work is an instance's (jobs/lease.ts). */
+  jobLeaseMs: number;
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
   logFormat: LogFormat;
   trustProxy: boolean | number | string;
@@ -186,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: c.PORT,
     publicUrl: publicUrlOf(c),
     databasePath: c.DATABASE_PATH,
+    databaseUrl: c.DATABASE_URL,
+    jobLeaseMs: c.JOB_LEASE_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,
     logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),

@@ -1,13 +1,13 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { accountStore } from './accounts/store.js';
 import { demoTokenFile, seedDemoAccount } from './accounts/demo-seed.js';
 import type { PartnerRoutes } from './app.js';
 import { assemble } from './assemble.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDb } from './db/open.js';
+import { openPartnerDatabase } from './db/open.js';
 import { createLogger, logDestination } from '../lib/http/logger.js';
 import { requestsFirst } from '../lib/perf/requests-first.js';
 import { backgroundLoop } from './jobs/loop.js';
@@ -55,7 +55,8 @@ export interface RunningPartner {
 /**
  * The partner server with your provider: opens the database, listens, runs the background loops
  * (invitation starter, mail sender, report delivery, webhook processor) and returns what you
- * need to push results and to stop it. One process per database.
+ * need to push results and to stop it. On SQLite, one process per database file; on PostgreSQL
+ * (DATABASE_URL), as many instances as you run (docs/deploy.md).
  */
 export async function startPartner(options: StartOptions): Promise<RunningPartner> {
   const config = options.config ?? loadConfig(process.env);
@@ -70,7 +71,9 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
         'Set CANDIDATE_LINK_SECRET (e.g. `openssl rand -base64 48`) before anyone else can reach this server',
     );
   }
-  const db = openDb(config.databasePath);
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
+  logger.info({ database: database.where, dialect: sql.dialect }, 'database ready');
 
   // Listen first: with PORT=0 and no PUBLIC_URL, links must name the port actually chosen.
   const { server, serve } = appServer();
@@ -86,7 +89,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       server.listen(config.port, config.host);
     });
   } catch (err) {
-    db.close();
+    await database.close();
     throw err;
   }
   const address = server.address();
@@ -100,10 +103,10 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
   let wakeAll = () => {};
   let kickStarter = () => {};
   let kickWebhooks = () => {};
-  let partner: ReturnType<typeof assemble>;
+  let partner: Awaited<ReturnType<typeof assemble>>;
   try {
-    partner = assemble(config, {
-      db,
+    partner = await assemble(config, {
+      sql,
       logger,
       logDestination: logStream,
       clock,
@@ -121,10 +124,11 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       pause: requestsFirst(server),
     });
     if (config.demoSeed) {
-      const seeded = await seedDemoAccount(db, accountStore(db, clock), partner.provider.catalog);
+      const seeded = await seedDemoAccount(sql, partner.accounts, partner.provider.catalog);
       if (seeded) {
         // The token is a credential: it goes to a file only its owner can read, never to the log.
         const file = demoTokenFile(config.databasePath);
+        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
         writeFileSync(file, seeded.token + '\n', { mode: 0o600 });
         chmodSync(file, 0o600);
         logger.info({ accountId: seeded.accountId, tokenFile: file }, 'demo account created');
@@ -135,7 +139,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
     await new Promise((resolve) => server.close(resolve));
     mailer.close();
     await ownDispatcher?.close();
-    db.close();
+    await database.close();
     throw err;
   }
   const startLoop = backgroundLoop('invitation starter', (stopping) => partner.starter.runOnce(stopping), { logger, intervalMs });
@@ -187,9 +191,14 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
         server.closeAllConnections();
         await closed;
       }
+      // What the loops claimed and did not finish is due again at once, for the other instances
+      // or the next start, rather than when its lease runs out (PostgreSQL).
+      await Promise.all([partner.starter.release(), partner.sender.release(), worker.release()]).catch((err: unknown) =>
+        logger.warn({ err }, 'could not give back the work in hand: it is taken up again when its lease runs out'),
+      );
       mailer.close();
       await (inTime ? ownDispatcher?.close() : ownDispatcher?.destroy());
-      db.close();
+      await database.close();
       logger.info('stopped');
       logger.flush();
     })());

@@ -146,8 +146,8 @@ describe('against running partners', () => {
   });
 
   it("the kit's partner: a line per check with its section, then '37 passed, 0 failed' alone on the last line; exit 0", async () => {
-    const tokens = ['Acme', 'Globex'].map((name) => kit.customer(name, ['JavaScript']).token);
-    const empty = kit.customer('Initech').token;
+    const tokens = [(await kit.customer('Acme', ['JavaScript'])).token, (await kit.customer('Globex', ['JavaScript'])).token];
+    const empty = (await kit.customer('Initech')).token;
     const result = await cliInProcess([`${kit.url}/callbacks`, '--empty-token', empty], { CONFORMANCE_TOKENS: tokens.join(',') });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -192,9 +192,9 @@ describe('--platform --wait: the partner is started with the printed settings, t
   it('checks the report updates the partner sends to the mock it started', async () => {
     // The CLI needs the callback URLs and tokens before the partner can know the mock's address:
     // tokens from a first run of the partner on a database file, a fixed address in front of it.
-    const databasePath = path.join(dir, 'platform-partner.db');
-    const first = await startKitPartner({}, { databasePath });
-    const tokens = ['Acme', 'Globex'].map((name) => first.customer(name, ['JavaScript']).token);
+    const database = { DATABASE_PATH: path.join(dir, 'platform-partner.db') };
+    const first = await startKitPartner({}, { database });
+    const tokens = [(await first.customer('Acme', ['JavaScript'])).token, (await first.customer('Globex', ['JavaScript'])).token];
     await first.close();
     front = await connectionHandOver();
 
@@ -208,7 +208,7 @@ describe('--platform --wait: the partner is started with the printed settings, t
       { what: 'the platform settings', timeoutMs: 30_000 },
     );
     expect(settings.PARTNER_CODENAME).toBe('conformance');
-    second = await startKitPartner(settings, { databasePath });
+    second = await startKitPartner(settings, { database });
     front.to(second.server);
     cli.child.stdin.write('\n');
 

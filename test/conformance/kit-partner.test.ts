@@ -18,11 +18,11 @@ afterEach(async () => {
 });
 
 /** Two accounts with a test each and one without, as the checker asks for. */
-function tokensOf(p: KitPartner) {
+async function tokensOf(p: KitPartner) {
   return {
-    a: p.customer('Acme Corp', ['JavaScript fundamentals']).token,
-    b: p.customer('Globex', ['SQL']).token,
-    empty: p.customer('Initech', []).token,
+    a: (await p.customer('Acme Corp', ['JavaScript fundamentals'])).token,
+    b: (await p.customer('Globex', ['SQL'])).token,
+    empty: (await p.customer('Initech', [])).token,
   };
 }
 
@@ -32,7 +32,7 @@ describe("the kit's partner", () => {
   it('passes every callback check, and the checks over all answers', async () => {
     partner = await startKitPartner();
     const started = performance.now();
-    const run = await runConformance({ targets: callbackTargets(`${partner.url}/callbacks`), tokens: tokensOf(partner) });
+    const run = await runConformance({ targets: callbackTargets(`${partner.url}/callbacks`), tokens: await tokensOf(partner) });
 
     expect(failures(run.results)).toEqual([]);
     expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
@@ -54,7 +54,7 @@ describe("the kit's partner", () => {
             PARTNER_CODENAME: settings.PARTNER_CODENAME,
             PARTNER_SECRET: settings.PARTNER_SECRET,
           });
-          return { targets: callbackTargets(`${partner.url}/callbacks`), tokens: tokensOf(partner) };
+          return { targets: callbackTargets(`${partner.url}/callbacks`), tokens: await tokensOf(partner) };
         },
       },
     });

@@ -22,15 +22,15 @@ afterEach(async () => {
 
 const integrate = (companyId: number, token: string) =>
   marketplace(mock).post(`/api/marketplace/c/${companyId}/partners/${CODENAME}/integration`).send({ token });
-const partnerRow = (sql: string, ...params: unknown[]) => partner.db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+const partnerRow = (sql: string, ...params: unknown[]) => partner.row(sql, ...params);
 
 describe('the whole flow between partner and platform', () => {
   it('integrate → list tests → send: the report shows sent on the platform and the partner holds the invitation', async () => {
-    const customer = partner.customer('Acme on our side', ['JavaScript fundamentals', 'SQL basics']);
+    const customer = await partner.customer('Acme on our side', ['JavaScript fundamentals', 'SQL basics']);
 
     const integrated = await integrate(ACME.id, customer.token).expect(201);
     expect(integrated.body.integration).toMatchObject({ company_id: ACME.id, codename: CODENAME });
-    expect(partnerRow('SELECT company_id FROM accounts WHERE id = ?', customer.accountId)).toEqual({ company_id: ACME.id });
+    expect(await partnerRow('SELECT company_id FROM accounts WHERE id = ?', customer.accountId)).toEqual({ company_id: ACME.id });
 
     const tests = await marketplace(mock).get(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/tests`).expect(200);
     expect(tests.body.tests).toEqual(customer.tests);
@@ -43,7 +43,7 @@ describe('the whole flow between partner and platform', () => {
     const reportId: string = sent.body.report.id;
     expect(sent.body.report).toMatchObject({ status: 'sent', delivery: 'delivered', test_id: String(sql.id) });
 
-    expect(partnerRow('SELECT * FROM invitations WHERE report_id = ?', reportId)).toMatchObject({
+    expect(await partnerRow('SELECT * FROM invitations WHERE report_id = ?', reportId)).toMatchObject({
       account_id: customer.accountId,
       company_id: ACME.id,
       candidate_id: ADA,
@@ -70,7 +70,7 @@ describe('the whole flow between partner and platform', () => {
   });
 
   it('a double click sends the same report twice: both succeed, the partner creates one invitation', async () => {
-    const customer = partner.customer('Acme', ['Ruby']);
+    const customer = await partner.customer('Acme', ['Ruby']);
     await integrate(ACME.id, customer.token).expect(201);
     const reportId = crypto.randomUUID();
     const body = { candidate_id: ADA, test_id: customer.tests[0]!.id, test_name: 'Ruby', report_id: reportId };
@@ -79,8 +79,8 @@ describe('the whole flow between partner and platform', () => {
       marketplace(mock).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`).send(body),
     ]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
-    expect(partnerRow('SELECT count(*) AS n FROM invitations')).toEqual({ n: 1 });
-    expect(partnerRow('SELECT report_id FROM invitations')).toEqual({ report_id: reportId });
+    expect(await partnerRow('SELECT count(*) AS n FROM invitations')).toEqual({ n: 1 });
+    expect(await partnerRow('SELECT report_id FROM invitations')).toEqual({ report_id: reportId });
 
     const calls = await marketplace(mock).get(`/_mock/calls?endpoint=send_candidate&report_id=${reportId}`).expect(200);
     expect(calls.body.calls.map((c: { response_status: number }) => c.response_status)).toEqual([201, 201]);
@@ -89,20 +89,20 @@ describe('the whole flow between partner and platform', () => {
   });
 
   it("an unknown test shows the partner's own message, and no report appears", async () => {
-    const customer = partner.customer('Acme', ['Ruby']);
+    const customer = await partner.customer('Acme', ['Ruby']);
     await integrate(ACME.id, customer.token).expect(201);
     const res = await marketplace(mock)
       .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
       .send({ candidate_id: ADA, test_id: 9999, test_name: 'Ghost' })
       .expect(422);
     expect(res.body).toMatchObject({ error: 'Unknown test', outcome: 'partner_error' });
-    expect(partnerRow('SELECT count(*) AS n FROM invitations')).toEqual({ n: 0 });
+    expect(await partnerRow('SELECT count(*) AS n FROM invitations')).toEqual({ n: 0 });
     const candidates = await marketplace(mock).get(`/api/marketplace/c/${ACME.id}/candidates`).expect(200);
     expect(candidates.body.candidates.find((c: { id: number }) => c.id === ADA).reports).toEqual([]);
   });
 
   it('cancel goes through report.urls.cancel: the partner cancels its invitation', async () => {
-    const customer = partner.customer('Acme', ['Ruby']);
+    const customer = await partner.customer('Acme', ['Ruby']);
     await integrate(ACME.id, customer.token).expect(201);
     const sent = await marketplace(mock)
       .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
@@ -120,7 +120,7 @@ describe('the whole flow between partner and platform', () => {
 
     const canceled = await marketplace(mock).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
     expect(canceled.body.report.cancel_requested_at).not.toBeNull();
-    expect(partnerRow('SELECT status FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'canceled' });
+    expect(await partnerRow('SELECT status FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'canceled' });
     const calls = await marketplace(mock).get(`/_mock/calls?endpoint=cancel`).expect(200);
     expect(calls.body.calls).toHaveLength(1);
     expect(calls.body.calls[0]).toMatchObject({ response_status: 200, outcome: 'success', report_id: reportId });
@@ -146,15 +146,15 @@ describe('integration refusals, shown as "Invalid token"', () => {
   });
 
   it('a revoked token', async () => {
-    const customer = partner.customer('Acme');
-    partner.accounts.revokeTokens(customer.accountId);
+    const customer = await partner.customer('Acme');
+    await partner.accounts.revokeTokens(customer.accountId);
     await expectRefused(ACME.id, customer.token, 401);
   });
 
   it('a token already bound to another company', async () => {
-    const customer = partner.customer('Globex on our side');
+    const customer = await partner.customer('Globex on our side');
     await integrate(GLOBEX.id, customer.token).expect(201);
     await expectRefused(ACME.id, customer.token, 403);
-    expect(partnerRow('SELECT company_id FROM accounts WHERE id = ?', customer.accountId)).toEqual({ company_id: GLOBEX.id });
+    expect(await partnerRow('SELECT company_id FROM accounts WHERE id = ?', customer.accountId)).toEqual({ company_id: GLOBEX.id });
   });
 });

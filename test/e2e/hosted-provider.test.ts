@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/contract/schemas.js';
 import type { RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { hostedProvider } from '../../examples/hosted-provider/provider.js';
+import { rowOf, rowsOf } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import { fakeVendorProduct, type FakeVendorProduct } from '../support/fake-vendor-product.js';
 import { startForkedPartner, startMock, type ForkedPartner } from './support.js';
@@ -73,8 +74,8 @@ describe('a product that hosts its tests: an assessment', () => {
       resultsUrl: `${world.partner.publicUrl}/vendor/reports/${reportId}/result`,
     });
     // The invitation e-mail carries the product's link; it opens the product's page.
-    await eventually(() =>
-      expect(world.db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(reportId)).toBe(assessment.url),
+    await eventually(async () =>
+      expect((await rowOf(world.sql, 'SELECT candidate_url FROM invitations WHERE report_id = ?', reportId))?.candidate_url).toBe(assessment.url),
     );
     const page = await fetch(assessment.url);
     expect(page.status).toBe(200);
@@ -96,7 +97,8 @@ describe('a product that hosts its tests: an assessment', () => {
     expect(report.completed_at).toEqual(expect.any(String));
     expect(report.urls.show).toMatch(new RegExp(`^${world.partner.publicUrl}/results\\?token=`));
     // The progress stayed on the partner's side.
-    expect(world.db.prepare('SELECT stage FROM invitation_events WHERE report_id = ? ORDER BY id').pluck().all(reportId)).toEqual(['opened', 'started']);
+    const stages = await rowsOf(world.sql, 'SELECT stage FROM invitation_events WHERE report_id = ? ORDER BY id', reportId);
+    expect(stages.map((e) => e.stage)).toEqual(['opened', 'started']);
   });
 
   it('the same result sent 20 times at once: every answer is the same 200, and the platform gets one update', async () => {

@@ -44,8 +44,8 @@ describe('npm run dev delivers report updates to the mock', () => {
       });
       // The sender runs beside the report delivery: wait for the e-mail too.
       const mails = await eventually(
-        () => {
-          const stored = storedMails(path.join(dir, 'partner.db'));
+        async () => {
+          const stored = await storedMails(path.join(dir, 'partner.db'));
           expect(stored).toHaveLength(1);
           return stored;
         },

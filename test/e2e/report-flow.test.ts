@@ -8,11 +8,12 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import type { Report } from '../../src/contract/schemas.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 import { storedMails } from '../invitations/support.js';
+import { freshDatabase, rowsOf } from '../support/database.js';
 import { clickAndLoad, launchChromium, openPage } from '../support/browser.js';
 import { eventually, present } from '../support/eventually.js';
 import { ACME, ADA, registerManifest } from './support.js';
@@ -30,7 +31,7 @@ const ALAN = 18;
 let mock: RunningMockPlatform;
 let partner: Awaited<ReturnType<typeof main>>;
 let browser: Browser;
-let db: Db;
+let database: PartnerDatabase;
 let dir: string;
 let partnerUrl: string;
 let testId: number;
@@ -41,25 +42,25 @@ beforeAll(async () => {
   // URL, start it on port 0, then register again with the URL it got (the secret stays the same).
   const secret = await registerManifest(mock.url, CODENAME, 'http://127.0.0.1:0');
   dir = mkdtempSync(path.join(tmpdir(), 'kit-report-flow-'));
-  const dbFile = path.join(dir, 'partner.db');
-  partner = await main(
-    loadConfig({
-      PORT: '0',
-      DATABASE_PATH: dbFile,
-      LOG_LEVEL: 'silent',
-      PLATFORM_URL: mock.url,
-      PARTNER_CODENAME: CODENAME,
-      PARTNER_SECRET: secret,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-    }),
-    { pollIntervalMs: 100 },
-  );
+  const config = loadConfig({
+    PORT: '0',
+    ...(await freshDatabase(dir)),
+    LOG_LEVEL: 'silent',
+    PLATFORM_URL: mock.url,
+    PARTNER_CODENAME: CODENAME,
+    PARTNER_SECRET: secret,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+  });
+  partner = await main(config, { pollIntervalMs: 100 });
   partnerUrl = partner.publicUrl;
   await registerManifest(mock.url, CODENAME, partnerUrl);
-  db = openDb(dbFile);
-  const { account, token } = accountStore(db, systemClock).create('Acme Corp');
-  testId = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals'])[0]!.id;
+  database = await openPartnerDatabase(config);
+  const token = await database.sql.transaction(async (tx) => {
+    const { account, token } = await accountStore(tx, systemClock).create('Acme Corp');
+    testId = (await addDemoTests(tx, systemClock, account.id, ['JavaScript fundamentals']))[0]!.id;
+    return token;
+  });
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
   browser = await launchChromium();
 }, 60_000);
@@ -67,7 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await partner?.close();
-  db?.close();
+  await database?.close();
   await mock?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -96,7 +97,7 @@ const reportOnceIt = (what: string, id: string, check: (r: Report) => void) =>
 
 /** The invitation e-mail the JSON transport rendered for a candidate, as the partner stored it in its database. */
 const mailTo = (email: string) =>
-  eventually(() => present(storedMails(db).find((m) => m.to[0]!.address === email), `e-mail to ${email}`), {
+  eventually(async () => present((await storedMails(database.sql)).find((m) => m.to[0]!.address === email), `e-mail to ${email}`), {
     what: `an e-mail to ${email}`,
     timeoutMs: 15_000,
   });
@@ -116,7 +117,7 @@ describe('a candidate takes the test in a real browser', () => {
     const { page, problems } = await openPage(browser);
     await page.goto(linkIn(mail.text));
     expect(await page.locator('h1').textContent()).toBe('JavaScript fundamentals');
-    const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(testId) as { id: number; answer: number }[];
+    const questions = (await rowsOf(database.sql, 'SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId)) as { id: number; answer: number }[];
     // Four right, the last one wrong: 80%.
     for (const [i, q] of questions.entries()) {
       const choice = i < questions.length - 1 ? q.answer : (q.answer + 1) % 2;

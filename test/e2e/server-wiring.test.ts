@@ -9,10 +9,11 @@ import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { PARTNER_SECRET_HEADER } from '../../src/contract/decisions.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { main } from '../../src/partner/server.js';
+import { freshDatabase, rowOf } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 
 /**
@@ -31,6 +32,8 @@ describe('the server as main() wires it', () => {
   const secret = 'whsec-test-0123456789abcdef';
   const partnerSecret = 'partner-secret-for-the-wiring-test';
   let dir: string;
+  /** A connection of the test's own to the partner's database, as another process would have. */
+  let reader: PartnerDatabase;
   let running: Awaited<ReturnType<typeof main>>;
   let platform: Server;
   /** Report updates the platform received: report id and body. */
@@ -54,43 +57,38 @@ describe('the server as main() wires it', () => {
     await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
 
     dir = mkdtempSync(path.join(tmpdir(), 'kit-wiring-'));
-    const dbFile = path.join(dir, 'partner.db');
-    const setup = openDb(dbFile, { provider: DEMO_MIGRATIONS });
-    const created = accountStore(setup, systemClock).create('Acme');
-    accountStore(setup, systemClock).bindCompany(created.account, 1);
-    token = created.token;
-    testId = addDemoTests(setup, systemClock, created.account.id, ['JavaScript'])[0]!.id;
-    setup.close();
-    running = await main(
-      loadConfig({
-        PORT: '0',
-        DATABASE_PATH: dbFile,
-        LOG_LEVEL: 'silent',
-        WEBHOOK_SECRETS: `1:${secret}`,
-        PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
-        PARTNER_SECRET: partnerSecret,
-      }),
-      { pollIntervalMs: POLL_MS },
-    );
+    const settings = await freshDatabase(dir);
+    const config = loadConfig({
+      PORT: '0',
+      ...settings,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_SECRETS: `1:${secret}`,
+      PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
+      PARTNER_SECRET: partnerSecret,
+    });
+    const setup = await openPartnerDatabase(config, { provider: DEMO_MIGRATIONS });
+    await setup.sql.transaction(async (tx) => {
+      const created = await accountStore(tx, systemClock).create('Acme');
+      await accountStore(tx, systemClock).bindCompany(created.account, 1);
+      token = created.token;
+      testId = (await addDemoTests(tx, systemClock, created.account.id, ['JavaScript']))[0]!.id;
+    });
+    await setup.close();
+    running = await main(config, { pollIntervalMs: POLL_MS });
+    reader = await openPartnerDatabase(config);
   });
   afterAll(async () => {
     await running?.close();
+    await reader?.close();
     platform.closeAllConnections();
     await new Promise((resolve) => platform.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** Reads the partner's database through a connection of its own, as another process would. */
-  const query = <T>(sql: string, ...params: unknown[]): T | undefined => {
-    const db = openDb(path.join(dir, 'partner.db'));
-    try {
-      return db.prepare(sql).get(...params) as T | undefined;
-    } finally {
-      db.close();
-    }
-  };
-  const invitation = (reportId: string) =>
-    query<{ status: string; started_at: string | null }>('SELECT status, started_at FROM invitations WHERE report_id = ?', reportId)!;
+  const query = async <T>(sql: string, ...params: unknown[]): Promise<T | undefined> => (await rowOf(reader.sql, sql, ...params)) as T | undefined;
+  const invitation = async (reportId: string) =>
+    (await query<{ status: string; started_at: string | null }>('SELECT status, started_at FROM invitations WHERE report_id = ?', reportId))!;
   const updatesFor = (reportId: string) => patches.filter((p) => p.reportId === reportId);
 
   const sendCandidate = async (reportId: string, candidateId: number) => {
@@ -109,9 +107,9 @@ describe('the server as main() wires it', () => {
     const reportId = '5b2d3c4e-8b7d-4c1a-9e2f-5d6c7b8a9e01';
     await sendCandidate(reportId, 18);
 
-    await eventually(() => expect(invitation(reportId).started_at).not.toBeNull(), { what: 'the invitation to start', ...PROMPTLY });
+    await eventually(async () => expect((await invitation(reportId)).started_at).not.toBeNull(), { what: 'the invitation to start', ...PROMPTLY });
     await eventually(
-      () => expect(query<{ status: string }>('SELECT status FROM mail_outbox WHERE report_id = ?', reportId)?.status).toBe('sent'),
+      async () => expect((await query<{ status: string }>('SELECT status FROM mail_outbox WHERE report_id = ?', reportId))?.status).toBe('sent'),
       { what: 'the invitation e-mail to be sent', ...PROMPTLY },
     );
     const [update] = await eventually(
@@ -148,7 +146,7 @@ describe('the server as main() wires it', () => {
       body,
     });
     expect(unsigned.status).toBe(401);
-    expect(invitation(reportId).status).toBe('sent');
+    expect((await invitation(reportId)).status).toBe('sent');
 
     const delivered = await fetch(`${running.publicUrl}/webhooks/platform/1`, {
       method: 'POST',
@@ -156,7 +154,7 @@ describe('the server as main() wires it', () => {
       body,
     });
     expect(delivered.status).toBe(200);
-    await eventually(() => expect(invitation(reportId).status).toBe('canceled'), { what: 'the webhook to cancel the invitation', ...PROMPTLY });
+    await eventually(async () => expect((await invitation(reportId)).status).toBe('canceled'), { what: 'the webhook to cancel the invitation', ...PROMPTLY });
     await eventually(() => expect(updatesFor(reportId).map((u) => u.body.status)).toContain('canceled'), {
       what: 'the canceled report update',
       ...PROMPTLY,

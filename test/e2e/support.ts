@@ -5,7 +5,8 @@ import request from 'supertest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase } from '../../src/partner/db/open.js';
+import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
@@ -22,26 +23,37 @@ export const CODENAME = 'demo-assessments';
 /** The partner server as `npm start` runs it (its own SQLite file), listening on a free port. */
 export async function startPartner() {
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-e2e-'));
-  const dbFile = path.join(dir, 'partner.db');
-  const running = await main(loadConfig({ DATABASE_PATH: dbFile, PORT: '0', LOG_LEVEL: 'silent' }));
+  const settings = await freshDatabase(dir);
+  const config = loadConfig({ ...settings, PORT: '0', LOG_LEVEL: 'silent' });
+  const running = await main(config);
   const { port } = running.server.address() as { port: number };
-  // A second connection to the partner's file: what a test reads to see what the partner stored.
-  const db = openDb(dbFile);
-  const accounts = accountStore(db, systemClock);
+  // A second connection to the partner's database: what a test reads to see what the partner stored.
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
+  const accounts = accountStore(sql, systemClock);
   return {
     url: `http://127.0.0.1:${port}`,
-    dbFile,
-    db,
+    dbFile: settings.DATABASE_PATH,
+    sql,
+    /** The SQLite connection (SQLite only: a test that reads it runs on SQLite only). */
+    get db() {
+      return sqliteOf(sql);
+    },
     accounts,
+    /** One row of a query of the test's own (`?` placeholders), on whichever database. */
+    row: (text: string, ...params: unknown[]) => rowOf(sql, text, ...params),
+    rows: (text: string, ...params: unknown[]) => rowsOf(sql, text, ...params),
     /** A customer account of the partner with these tests; returns its token and test ids. */
     customer(name: string, tests: string[] = []) {
-      const { account, token } = accounts.create(name);
-      const created = addDemoTests(db, systemClock, account.id, tests);
-      return { accountId: account.id, token, tests: created };
+      return sql.transaction(async (tx) => {
+        const { account, token } = await accounts.create(name, tx);
+        const created = await addDemoTests(tx, systemClock, account.id, tests);
+        return { accountId: account.id, token, tests: created };
+      });
     },
     async close() {
       await running.close();
-      db.close();
+      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -108,12 +120,12 @@ export async function startForkedPartner(
   // The partner needs its secret before it starts, and knows its port only once started.
   const secret = await register('http://127.0.0.1:0');
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-fork-'));
-  const dbFile = path.join(dir, 'partner.db');
+  const settings = await freshDatabase(dir);
   const partner = await startPartnerWith({
     ...start,
     config: loadConfig({
       PORT: '0',
-      DATABASE_PATH: dbFile,
+      ...settings,
       LOG_LEVEL: 'silent',
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: options.codename,
@@ -124,12 +136,17 @@ export async function startForkedPartner(
     overrides: { pollIntervalMs: 50 },
   });
   await register(partner.publicUrl);
-  const db = openDb(dbFile);
-  const { account, token } = accountStore(db, systemClock).create('Acme on our side');
+  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const { sql } = database;
+  const { account, token } = await accountStore(sql, systemClock).create('Acme on our side');
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${options.codename}/integration`).send({ token }).expect(201);
   return {
     partner,
-    db,
+    sql,
+    /** The SQLite connection (SQLite only: a test that reads it runs on SQLite only). */
+    get db() {
+      return sqliteOf(sql);
+    },
     accountId: account.id,
     /** Sends Ada the test through the marketplace, as a recruiter would; returns the report id. */
     async send(testId: string | number, testName = 'a test', candidateId: number = ADA): Promise<string> {
@@ -145,7 +162,7 @@ export async function startForkedPartner(
     },
     async close() {
       await partner.close();
-      db.close();
+      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

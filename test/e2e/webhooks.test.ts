@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { errorHandler } from '../../src/lib/http/error-handler.js';
 import { backgroundLoop } from '../../src/partner/jobs/loop.js';
@@ -22,6 +22,7 @@ import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { webhookProcessor } from '../../src/partner/webhooks/processor.js';
 import { registerWebhookReceiver } from '../../src/partner/webhooks/receiver.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { freshDatabase, rowOf } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 
 const ACME = { id: 1, token: 'mock_api_acme' };
@@ -50,7 +51,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
   if (!registered.ok) throw new Error(`registration failed: ${registered.message}`);
 
   const config = loadConfig({
-    DATABASE_PATH: path.join(dir, 'partner.db'),
+    ...(await freshDatabase(dir)),
     PORT: '0',
     LOG_LEVEL: 'silent',
     PUBLIC_URL: url,
@@ -58,14 +59,15 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
     PARTNER_CODENAME: CODENAME,
     PARTNER_SECRET: registered.partner.secret,
   });
-  const db: Db = openDb(config.databasePath);
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
   const logger = createLogger('silent');
   const mailer = createMailer(config.mail);
   const dispatcher = deliveryAgent();
   const webhookSecrets = new Map<number, string[]>();
 
-  const parts = assemble(config, {
-    db,
+  const parts = await assemble(config, {
+    sql,
     logger,
     clock: systemClock,
     publicUrl: url,
@@ -75,7 +77,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
     wake: () => deliveries.kick(),
   });
   const processor = webhookProcessor({
-    db,
+    sql,
     clock: systemClock,
     logger,
     cancelInvitation: (reportId) => parts.lifecycle.cancel(reportId, 'platform'),
@@ -85,7 +87,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
 
   const app = express();
   registerWebhookReceiver(app, {
-    db,
+    sql,
     clock: systemClock,
     logger,
     secrets: (companyId) => webhookSecrets.get(companyId) ?? [],
@@ -96,15 +98,17 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
   app.use(errorHandler(logger));
   server.on('request', app);
 
-  const accounts = accountStore(db, systemClock);
+  const accounts = accountStore(sql, systemClock);
   return {
     url,
-    db,
+    sql,
     processor,
     webhookSecrets,
-    customer(name: string, tests: string[]) {
-      const { account, token } = accounts.create(name);
-      return { accountId: account.id, token, tests: addDemoTests(db, systemClock, account.id, tests) };
+    async customer(name: string, tests: string[]) {
+      return sql.transaction(async (tx) => {
+        const { account, token } = await accounts.create(name, tx);
+        return { accountId: account.id, token, tests: await addDemoTests(tx, systemClock, account.id, tests) };
+      });
     },
     async close() {
       parts.worker.stop();
@@ -113,7 +117,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
       await new Promise((resolve) => server.close(resolve));
       mailer.close();
       await dispatcher.close();
-      db.close();
+      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -135,16 +139,15 @@ describe('webhooks end to end, two real servers', () => {
     const platform = request(mock.url);
 
     // The recruiter integrates Acme with the customer's token and sends Ada a test.
-    const customer = partner.customer('Acme Corp', ['JavaScript']);
+    const customer = await partner.customer('Acme Corp', ['JavaScript']);
     await platform.post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token: customer.token }).expect(201);
     const sent = await platform
       .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
       .send({ candidate_id: ADA, test_id: customer.tests[0]!.id, test_name: 'JavaScript' })
       .expect(201);
     const reportId = sent.body.report.id as string;
-    const invitationStatus = () =>
-      partner!.db.prepare<[string], { status: string; canceled_by: string | null }>('SELECT status, canceled_by FROM invitations WHERE report_id = ?').get(reportId);
-    expect(invitationStatus()).toEqual({ status: 'sent', canceled_by: null });
+    const invitationStatus = () => rowOf(partner!.sql, 'SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId);
+    expect(await invitationStatus()).toEqual({ status: 'sent', canceled_by: null });
 
     // Acme's webhook manager points a webhook at the partner; the partner answers the test request
     // before it knows the secret, then is given it.
@@ -167,14 +170,14 @@ describe('webhooks end to end, two real servers', () => {
       { what: 'the report to be canceled on the platform' },
     );
     expect(report).toMatchObject({ id: reportId, status: 'canceled', candidate_id: ADA });
-    expect(invitationStatus()).toEqual({ status: 'canceled', canceled_by: 'platform' });
+    expect(await invitationStatus()).toEqual({ status: 'canceled', canceled_by: 'platform' });
 
     // What each side recorded: one delivery, answered 200 on the first attempt; one handled event.
     const deliveries = await platform.get(`/api/webhooks/c/${ACME.id}/deliveries`).set('x-mock-user', String(RILEY)).expect(200);
     expect(deliveries.body.deliveries).toMatchObject([
       { event_type: 'candidate_moved', event_subtype: 'disqualified', status: 'delivered', attempt_count: 1 },
     ]);
-    const [entry] = partner.processor.inbox.list({ companyId: ACME.id });
+    const [entry] = await partner.processor.inbox.list({ companyId: ACME.id });
     expect(entry).toMatchObject({
       eventId: deliveries.body.deliveries[0].event_id,
       eventType: 'candidate_moved',
@@ -212,6 +215,6 @@ describe('webhooks end to end, two real servers', () => {
     await platform.post(`/api/webhooks/c/${ACME.id}/deliveries/${delivery.id}/retry`).set('x-mock-user', String(RILEY)).expect(202);
     await mock.webhooks.deliverer.runOnce();
     expect((await log())[0]).toMatchObject({ attempt_count: 2, response_status: 200 });
-    await eventually(() => expect(partner!.processor.inbox.find(ACME.id, delivery.event_id)?.status).toBe('handled'), { what: 'the event to be handled' });
+    await eventually(async () => expect((await partner!.processor.inbox.find(ACME.id, delivery.event_id))?.status).toBe('handled'), { what: 'the event to be handled' });
   });
 });

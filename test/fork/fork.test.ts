@@ -67,27 +67,27 @@ describe('a fork: its own provider and webhook handler, passed to startPartner',
       { id: 'excel', name: 'Spreadsheets' },
     ]);
     const reportId = await world.send('typing', 'Typing speed');
-    await eventually(() =>
-      expect(world.db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(reportId)).toBe(
+    await eventually(async () =>
+      expect((await world.sql.get<{ candidate_url: string }>('SELECT candidate_url FROM invitations WHERE report_id = $1', [reportId]))?.candidate_url).toBe(
         `https://my-product.example/take/${reportId}`,
       ),
     );
     // Progress from the product, in process: recorded, the platform's report untouched.
-    expect(world.partner.reports.progress(reportId, 'started')).toBe('recorded');
+    expect(await world.partner.reports.progress(reportId, 'started')).toBe('recorded');
     expect((await world.report(reportId)).status).toBe('sent');
 
-    expect(product.finish(reportId, 72)).toBe('recorded');
-    expect(product.finish(reportId, 72)).toBe('unchanged');
-    expect(product.finish(reportId, 10)).toBe('conflict');
+    expect(await product.finish(reportId, 72)).toBe('recorded');
+    expect(await product.finish(reportId, 72)).toBe('unchanged');
+    expect(await product.finish(reportId, 10)).toBe('conflict');
     const report = await reportOnceIt(reportId, 'completed');
     expect(report).toMatchObject({ score: '72%', subtitle: 'Typing speed: 72 of 100', properties: [{ label: 'Words per minute', value: '72' }] });
   });
 
   it('the vendor cancels from its side: the platform shows canceled', async () => {
     const reportId = await world.send('excel', 'Spreadsheets');
-    expect(world.partner.reports.cancel(reportId)).toBe('recorded');
+    expect(await world.partner.reports.cancel(reportId)).toBe('recorded');
     await reportOnceIt(reportId, 'canceled');
-    expect(world.partner.reports.complete(reportId, { score: '90%' })).toBe('conflict');
+    expect(await world.partner.reports.complete(reportId, { score: '90%' })).toBe('conflict');
   });
 
   it('its webhook handler runs for its event, and the kit\'s handlers it spread still run for theirs', async () => {
@@ -97,7 +97,7 @@ describe('a fork: its own provider and webhook handler, passed to startPartner',
     const reportId = await world.send('typing', 'Typing speed');
     await deliverWebhook(9002, 'candidate_deleted', 'manual', { company: { id: ACME.id, name: 'Acme Corp' }, candidate: { id: ADA } });
     await reportOnceIt(reportId, 'canceled');
-    expect(world.db.prepare('SELECT canceled_by FROM invitations WHERE report_id = ?').pluck().get(reportId)).toBe('platform');
+    expect((await world.sql.get<{ canceled_by: string }>('SELECT canceled_by FROM invitations WHERE report_id = $1', [reportId]))?.canceled_by).toBe('platform');
   });
 
   it('runs without the demo provider: none of its tables exist', () => {

@@ -11,7 +11,7 @@ export interface MyProduct {
   /** The candidates the platform told us about (our own `new_candidate` handler). */
   seenCandidates: number[];
   /** The candidate finished in our product: the result goes to the platform through the kit. */
-  finish(reportId: string, percent: number): ReportOutcome;
+  finish(reportId: string, percent: number): Promise<ReportOutcome>;
 }
 
 export function myProduct(): MyProduct {
@@ -38,7 +38,7 @@ export function myProduct(): MyProduct {
         return `noted candidate ${String(payload?.candidate?.id)}`;
       },
     },
-    finish(reportId, percent) {
+    async finish(reportId, percent) {
       if (!reports) throw new Error('the partner has not started yet');
       const result = { score: `${percent}%`, subtitle: `Typing speed: ${percent} of 100`, properties: [{ label: 'Words per minute', value: String(percent) }] };
       return percent >= 50 ? reports.complete(reportId, result) : reports.fail(reportId, result);

@@ -5,15 +5,30 @@ import { flowHarness, linkIn, sendBody, type FlowHarness } from './support.js';
 
 describe('invitation lifecycle', () => {
   let h: FlowHarness;
-  let c: ReturnType<FlowHarness['customer']>;
+  let c: Awaited<ReturnType<FlowHarness['customer']>>;
   beforeEach(async () => {
     h = await flowHarness();
-    c = h.customer('Acme Corp', ['JavaScript fundamentals']);
+    c = await h.customer('Acme Corp', ['JavaScript fundamentals']);
   });
   afterEach(() => h.close());
 
-  const updates = (reportId: string) =>
-    h.rows('SELECT body, status FROM report_updates WHERE report_id = ? ORDER BY id', reportId).map((r) => ({
+  /**
+   * Makes every insert into mail_outbox fail with "disk full", on either database (a trigger:
+   * SQLite's on this connection, PostgreSQL's for every connection of the pool); returns the undo.
+   */
+  const fillDisk = async (): Promise<() => Promise<void>> => {
+    if (h.sql.dialect === 'sqlite') {
+      await h.sql.exec(`CREATE TEMP TRIGGER full_disk BEFORE INSERT ON mail_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+      return () => h.sql.exec('DROP TRIGGER full_disk');
+    }
+    await h.sql.exec(`
+      CREATE FUNCTION full_disk() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
+      CREATE TRIGGER full_disk BEFORE INSERT ON mail_outbox FOR EACH ROW EXECUTE FUNCTION full_disk();`);
+    return () => h.sql.exec('DROP TRIGGER full_disk ON mail_outbox; DROP FUNCTION full_disk()');
+  };
+
+  const updates = async (reportId: string) =>
+    (await h.rows('SELECT body, status FROM report_updates WHERE report_id = ? ORDER BY id', reportId)).map((r) => ({
       status: r.status as string,
       body: JSON.parse(r.body as string),
     }));
@@ -21,14 +36,14 @@ describe('invitation lifecycle', () => {
   it('when send_candidate answers, then nothing is sent yet: the e-mail and the first update come after the start', async () => {
     const body = sendBody(c.tests[0]!.id);
     expect((await h.send(c.token, body)).status).toBe(201);
-    expect(h.row('SELECT count(*) AS n FROM mail_outbox')).toEqual({ n: 0 });
-    expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 0 });
+    expect(await h.row('SELECT count(*) AS n FROM mail_outbox')).toEqual({ n: 0 });
+    expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 0 });
 
     expect(await h.starter.runOnce()).toBe(1);
-    expect(h.rows('SELECT kind, status FROM mail_outbox WHERE report_id = ?', body.report_id)).toEqual([
+    expect(await h.rows('SELECT kind, status FROM mail_outbox WHERE report_id = ?', body.report_id)).toEqual([
       { kind: 'invitation', status: 'pending' },
     ]);
-    const [first] = updates(body.report_id);
+    const [first] = await updates(body.report_id);
     expect(first!.status).toBe('pending');
     expect(Object.keys(first!.body)).toEqual(['urls']);
     expect(first!.body.urls.cancel).toBe(`${h.publicUrl}/callbacks/reports/${body.report_id}/cancel`);
@@ -42,17 +57,17 @@ describe('invitation lifecycle', () => {
     await h.close({ keepFiles: true });
 
     // Restart 1: the invitation row is the queue; it starts and queues its e-mail.
-    let restarted = await flowHarness({ dbFile: h.dbFile });
+    let restarted = await flowHarness({ database: h.database });
     expect(await restarted.starter.runOnce()).toBe(1);
-    expect(restarted.mails()).toHaveLength(0);
+    expect(await restarted.mails()).toHaveLength(0);
     await restarted.close({ keepFiles: true });
 
     // Restart 2: the e-mail queued with the start is sent, once.
-    restarted = await flowHarness({ dbFile: h.dbFile });
+    restarted = await flowHarness({ database: h.database });
     expect(await restarted.sender.runOnce()).toMatchObject({ sent: 1 });
     expect(await restarted.sender.runOnce()).toMatchObject({ sent: 0 });
     expect(await restarted.starter.runOnce()).toBe(0);
-    const mails = restarted.mails();
+    const mails = await restarted.mails();
     expect(mails).toHaveLength(1);
     expect(mails[0]!.to[0]!.address).toBe('ada@example.com');
     expect(mails[0]!.subject).toBe('Acme Corp invites you to take the JavaScript fundamentals test');
@@ -65,21 +80,21 @@ describe('invitation lifecycle', () => {
   it('when queuing the e-mail fails inside the start, then the start is rolled back and retried later: nothing half-done', async () => {
     const body = sendBody(c.tests[0]!.id);
     await h.send(c.token, body);
-    h.db.exec(`CREATE TEMP TRIGGER full_disk BEFORE INSERT ON mail_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    const emptyDisk = await fillDisk();
     await h.starter.runOnce();
-    expect(h.row('SELECT started_at, start_attempts, start_error FROM invitations')).toEqual({
+    expect(await h.row('SELECT started_at, start_attempts, start_error FROM invitations')).toEqual({
       started_at: null,
       start_attempts: 1,
       start_error: 'disk full',
     });
-    expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 0 });
+    expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 0 });
 
-    h.db.exec('DROP TRIGGER full_disk');
+    await emptyDisk();
     h.clock.advance(10_000);
     await h.startAndMail();
-    expect(h.row('SELECT started_at IS NOT NULL AS started FROM invitations')).toEqual({ started: 1 });
-    expect(h.mails()).toHaveLength(1);
-    expect(updates(body.report_id)).toHaveLength(1);
+    expect(await h.row('SELECT CASE WHEN started_at IS NOT NULL THEN 1 ELSE 0 END AS started FROM invitations')).toEqual({ started: 1 });
+    expect(await h.mails()).toHaveLength(1);
+    expect(await updates(body.report_id)).toHaveLength(1);
   });
 
   it('when the platform cancels before the e-mail went out, then the e-mail is skipped and one canceled update is queued, also when repeated', async () => {
@@ -90,11 +105,11 @@ describe('invitation lifecycle', () => {
     expect((await cancel()).status).toBe(200);
     expect((await cancel()).status).toBe(200);
 
-    expect(h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'platform' });
+    expect(await h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'platform' });
     expect(await h.sender.runOnce()).toMatchObject({ sent: 0 });
-    expect(h.rows('SELECT status FROM mail_outbox')).toEqual([{ status: 'skipped' }]);
-    expect(h.mails()).toHaveLength(0);
-    expect(updates(body.report_id).map((u) => u.body)).toEqual([
+    expect(await h.rows('SELECT status FROM mail_outbox')).toEqual([{ status: 'skipped' }]);
+    expect(await h.mails()).toHaveLength(0);
+    expect((await updates(body.report_id)).map((u) => u.body)).toEqual([
       { urls: expect.any(Object) },
       { status: 'canceled' },
     ]);
@@ -104,20 +119,20 @@ describe('invitation lifecycle', () => {
     const body = sendBody(c.tests[0]!.id);
     await h.send(c.token, body);
     await h.starter.runOnce();
-    expect(h.lifecycle.finish(body.report_id, { status: 'completed', score: '80%', subtitle: 's', properties: [] })).toBe(true);
-    expect(h.lifecycle.finish(body.report_id, { status: 'failed', score: '10%' })).toBe(false);
-    expect(h.lifecycle.cancel(body.report_id, 'vendor')).toBe('completed');
-    expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'completed', score: '80%' });
-    expect(updates(body.report_id)).toHaveLength(2);
+    expect(await h.lifecycle.finish(body.report_id, { status: 'completed', score: '80%', subtitle: 's', properties: [] })).toBe(true);
+    expect(await h.lifecycle.finish(body.report_id, { status: 'failed', score: '10%' })).toBe(false);
+    expect(await h.lifecycle.cancel(body.report_id, 'vendor')).toBe('completed');
+    expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'completed', score: '80%' });
+    expect(await updates(body.report_id)).toHaveLength(2);
   });
 
   it('when a provider returns a score longer than the badge shows, then the finish fails whole and the invitation stays open', async () => {
     const body = sendBody(c.tests[0]!.id);
     await h.send(c.token, body);
     await h.starter.runOnce();
-    expect(() => h.lifecycle.finish(body.report_id, { status: 'completed', score: '100 points' })).toThrow();
-    expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'sent', score: null });
-    expect(updates(body.report_id)).toHaveLength(1);
+    await expect(h.lifecycle.finish(body.report_id, { status: 'completed', score: '100 points' })).rejects.toThrow();
+    expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'sent', score: null });
+    expect(await updates(body.report_id)).toHaveLength(1);
   });
 });
 
@@ -126,23 +141,23 @@ describe('invitation lifecycle for check kinds', () => {
     it(`${kind}: a result never carries subtitle or properties, whatever the provider returns`, async () => {
       const h = await flowHarness({ kind });
       try {
-        const c = h.customer('Acme', ['Criminal record check']);
+        const c = await h.customer('Acme', ['Criminal record check']);
         const body = sendBody(c.tests[0]!.id);
         await h.send(c.token, body);
         await h.startAndMail();
-        expect(h.mails()[0]!.subject).toBe(`Acme requested a ${kind === 'background_check' ? 'background check' : 'reference check'}: your consent is needed`);
-        h.lifecycle.finish(body.report_id, {
+        expect((await h.mails())[0]!.subject).toBe(`Acme requested a ${kind === 'background_check' ? 'background check' : 'reference check'}: your consent is needed`);
+        await h.lifecycle.finish(body.report_id, {
           status: 'completed',
           score: 'Clear',
           subtitle: 'not for checks',
           properties: [{ label: 'x', value: 'y' }],
         });
-        const last = h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!;
+        const last = (await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!;
         const update = JSON.parse(last.body as string);
         expect(update).toMatchObject({ status: 'completed', score: 'Clear' });
         expect(update).not.toHaveProperty('subtitle');
         expect(update).not.toHaveProperty('properties');
-        expect(h.row('SELECT subtitle, properties FROM invitations')).toEqual({ subtitle: null, properties: '[]' });
+        expect(await h.row('SELECT subtitle, properties FROM invitations')).toEqual({ subtitle: null, properties: '[]' });
       } finally {
         await h.close();
       }

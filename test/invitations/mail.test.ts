@@ -9,11 +9,11 @@ describe('invitation e-mail delivery', () => {
   it('when the JSON transport sends an invitation, then the rendered e-mail is kept with its outbox row', async () => {
     const h = await flowHarness();
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
       await h.send(c.token, body);
       expect(await h.startAndMail()).toMatchObject({ sent: 1 });
-      const row = h.row('SELECT status, recipient, subject, message FROM mail_outbox WHERE report_id = ?', body.report_id)!;
+      const row = (await h.row('SELECT status, recipient, subject, message FROM mail_outbox WHERE report_id = ?', body.report_id))!;
       expect(row).toMatchObject({ status: 'sent', recipient: 'grace@example.com', subject: 'Acme invites you to take the SQL basics test' });
       const message = JSON.parse(row.message as string) as { from: unknown; to: unknown; subject: string; text: string; html: string };
       expect(message).toMatchObject({
@@ -21,10 +21,10 @@ describe('invitation e-mail delivery', () => {
         to: [{ name: 'Grace Hopper', address: 'grace@example.com' }],
         subject: 'Acme invites you to take the SQL basics test',
       });
-      const { candidate_url } = h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', body.report_id)!;
+      const { candidate_url } = (await h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', body.report_id))!;
       expect(linkIn(message.text)).toBe(candidate_url);
       expect(message.html).toContain('/take?token=');
-      expect(h.mails()).toEqual([message]);
+      expect(await h.mails()).toEqual([message]);
       // Nothing beside the database itself.
       expect(readdirSync(h.dir).filter((f) => !/^partner\.db(-wal|-shm)?$/.test(f))).toEqual([]);
     } finally {
@@ -35,11 +35,12 @@ describe('invitation e-mail delivery', () => {
   /**
    * Three invitations started, their e-mails due, and a mail server that answers after `delayMs`
    * (a function: per e-mail, in the order they are sent); each send notes the outbox statuses
-   * another connection sees (only what was committed).
+   * another connection sees (only what was committed): on SQLite a second connection to the file,
+   * on PostgreSQL one of the pool's (the sender's transaction holds a connection of its own).
    */
   async function threeDueWithWatchedMailer(delayMs: number | ((n: number) => Promise<void>), connections = 1) {
     const seenWhileSending: string[][] = [];
-    let statuses = (): string[] => [];
+    let statuses = async (): Promise<string[]> => [];
     let sends = 0;
     const log = capturedLogger();
     const h = await flowHarness({
@@ -48,16 +49,18 @@ describe('invitation e-mail delivery', () => {
       mailer: (real) => ({
         ...real,
         async send(m) {
-          seenWhileSending.push(statuses());
+          seenWhileSending.push(await statuses());
           if (typeof delayMs === 'function') await delayMs(sends++);
           else if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           return real.send(m);
         },
       }),
     });
-    const other = new Database(h.dbFile, { readonly: true });
-    statuses = () => other.prepare<[], string>('SELECT status FROM mail_outbox ORDER BY id').pluck().all();
-    const c = h.customer('Acme', ['SQL basics']);
+    const other = h.sql.dialect === 'sqlite' ? new Database(h.dbFile, { readonly: true }) : undefined;
+    const query = 'SELECT status FROM mail_outbox ORDER BY id';
+    statuses = async () =>
+      other ? other.prepare<[], string>(query).pluck().all() : (await h.sql.all<{ status: string }>(query)).map((r) => r.status);
+    const c = await h.customer('Acme', ['SQL basics']);
     const reportIds: string[] = [];
     for (let i = 0; i < 3; i++) {
       const body = sendBody(c.tests[0]!.id);
@@ -65,7 +68,7 @@ describe('invitation e-mail delivery', () => {
       reportIds.push(body.report_id);
     }
     await h.starter.runOnce();
-    return { h, reportIds, log: log.entries, seenWhileSending, statuses, close: () => (other.close(), h.close()) };
+    return { h, reportIds, log: log.entries, seenWhileSending, statuses, close: () => (other?.close(), h.close()) };
   }
 
   it('when several e-mails are due, then what became of them is recorded together after the batch: one commit, not one each', async () => {
@@ -76,7 +79,7 @@ describe('invitation e-mail delivery', () => {
     try {
       expect(await t.h.sender.runOnce()).toMatchObject({ sent: 3 });
       expect(t.seenWhileSending).toEqual([Array(3).fill('pending'), Array(3).fill('pending'), Array(3).fill('pending')]);
-      expect(t.statuses()).toEqual(['sent', 'sent', 'sent']);
+      expect(await t.statuses()).toEqual(['sent', 'sent', 'sent']);
       // One log line for the batch's starts and one for its e-mails, each naming every report.
       expect(t.log().map((e) => [e.msg, e.reportIds])).toEqual([
         ['3 invitations started', t.reportIds],
@@ -111,7 +114,7 @@ describe('invitation e-mail delivery', () => {
       await expect.poll(t.statuses, { timeout: 2000 }).toEqual(['pending', 'sent', 'sent']);
       release();
       expect(await run).toMatchObject({ sent: 3 });
-      expect(t.statuses()).toEqual(['sent', 'sent', 'sent']);
+      expect(await t.statuses()).toEqual(['sent', 'sent', 'sent']);
     } finally {
       release();
       await t.close();
@@ -132,14 +135,14 @@ describe('invitation e-mail delivery', () => {
       }),
     });
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       for (let i = 0; i < 25; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
       await h.starter.runOnce();
       const run = await h.sender.runOnce(stopping.signal);
       expect(run.sent).toBeGreaterThanOrEqual(3);
       expect(run.sent).toBeLessThanOrEqual(4); // what the two connections had in hand
-      expect(h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'sent'")!.n).toBe(run.sent);
-      expect(h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'pending'")!.n).toBe(25 - run.sent);
+      expect((await h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'sent'"))!.n).toBe(run.sent);
+      expect((await h.row("SELECT count(*) AS n FROM mail_outbox WHERE status = 'pending'"))!.n).toBe(25 - run.sent);
       expect(sends).toBe(run.sent);
     } finally {
       await h.close();
@@ -149,12 +152,12 @@ describe('invitation e-mail delivery', () => {
   it('when the SMTP server cannot be reached, then the e-mail is retried with backoff and finally given up', async () => {
     const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       await h.send(c.token, sendBody(c.tests[0]!.id));
       await h.starter.runOnce();
       const t0 = h.clock.now();
       expect(await h.sender.runOnce()).toMatchObject({ retry: 1, sent: 0 });
-      const row = h.row('SELECT status, attempts, next_attempt_at, last_error FROM mail_outbox')!;
+      const row = (await h.row('SELECT status, attempts, next_attempt_at, last_error FROM mail_outbox'))!;
       expect(row).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: new Date(t0 + 10_000).toISOString() });
       expect(row.last_error).toMatch(/ECONNREFUSED/);
       expect(await h.sender.runOnce()).toMatchObject({ retry: 0 }); // not due yet
@@ -162,8 +165,8 @@ describe('invitation e-mail delivery', () => {
       // Near the end of the window, a failure whose retry would fall after it gives up.
       h.clock.set(t0 + DELIVERY_RETRY.giveUpAfterMs - 1);
       expect(await h.sender.runOnce()).toMatchObject({ dead: 1 });
-      expect(h.row('SELECT status, attempts FROM mail_outbox')).toEqual({ status: 'dead', attempts: 2 });
-      expect(h.mail.nextDueAt()).toBeUndefined();
+      expect(await h.row('SELECT status, attempts FROM mail_outbox')).toEqual({ status: 'dead', attempts: 2 });
+      expect(await h.mail.nextDueAt()).toBeUndefined();
     } finally {
       await h.close();
     }
@@ -172,15 +175,15 @@ describe('invitation e-mail delivery', () => {
   it('when the invitation is canceled before its e-mail is due again, then the e-mail is skipped, not sent', async () => {
     const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://127.0.0.1:9' } });
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       const body = sendBody(c.tests[0]!.id);
       await h.send(c.token, body);
       await h.starter.runOnce();
       await h.sender.runOnce(); // fails, retry later
-      h.lifecycle.cancel(body.report_id, 'vendor');
+      await h.lifecycle.cancel(body.report_id, 'vendor');
       h.clock.advance(60_000);
       expect(await h.sender.runOnce()).toMatchObject({ sent: 0, retry: 0 });
-      expect(h.row('SELECT status, last_error FROM mail_outbox')).toEqual({ status: 'skipped', last_error: 'the invitation was canceled' });
+      expect(await h.row('SELECT status, last_error FROM mail_outbox')).toEqual({ status: 'skipped', last_error: 'the invitation was canceled' });
     } finally {
       await h.close();
     }

@@ -38,12 +38,12 @@ describe('the invitation e-mail recipient', () => {
       }),
     });
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       const body = sendBody(c.tests[0]!.id, { first_name: 'Eve <eve@evil.test>, Bob', last_name: 'Smith', email: 'bob@example.com' });
       expect((await h.send(c.token, body)).status).toBe(201);
       expect(await h.startAndMail()).toMatchObject({ sent: 1 });
       expect(envelopes).toEqual([['bob@example.com']]);
-      const [mail] = h.mails() as unknown as StoredMail[];
+      const [mail] = (await h.mails()) as unknown as StoredMail[];
       expect(mail!.to).toEqual([{ name: 'Eve <eve@evil.test>, Bob Smith', address: 'bob@example.com' }]);
     } finally {
       await h.close();
@@ -65,10 +65,12 @@ describe('the invitation e-mail recipient', () => {
       }),
     });
     const tricky = fc.string({ unit: fc.constantFrom('<', '>', ',', ';', ':', '"', '\r', '\n', '\\', '@', ' ', 'a', 'é', '漢', '😀', 'Bcc: x@evil.test') });
-    const text = fc.oneof(tricky, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+    // Anything but NUL, which never reaches the stores: send_candidate refuses it (422, `text` in
+    // contract/schemas.ts), as PostgreSQL could not store it.
+    const text = fc.oneof(tricky, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' })).filter((s) => !s.includes('\u0000'));
     const headerNames = (headers: [string, string][]) => headers.map(([name]) => name.toLowerCase()).sort();
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       await h.startAndMail(); // nothing yet; the test's id is all we need
       // The headers of a plain e-mail: any other name or a second one is an injected header.
       const plain = await renderedHeaders(h.config.mail.from, { to: { name: 'Ada Lovelace', address: 'ada@example.com' }, subject: 'x', text: 'x', html: 'x' });
@@ -76,9 +78,9 @@ describe('the invitation e-mail recipient', () => {
       await fc.assert(
         fc.asyncProperty(text, text, text, text, fc.emailAddress(), async (firstName, lastName, accountName, testName, email) => {
           n += 1;
-          const account = h.accounts.create(accountName).account;
+          const { account } = await h.accounts.create(accountName);
           const reportId = `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-          h.invitations.create({
+          await h.invitations.create({
             reportId,
             accountId: account.id,
             companyId: 3,
@@ -94,7 +96,7 @@ describe('the invitation e-mail recipient', () => {
           rendered.length = 0;
           envelopes.length = 0;
           expect(await h.startAndMail()).toMatchObject({ sent: 1 });
-          const message = h.row('SELECT message FROM mail_outbox WHERE report_id = ?', reportId)!.message as string;
+          const message = (await h.row('SELECT message FROM mail_outbox WHERE report_id = ?', reportId))!.message as string;
           const stored = JSON.parse(message) as StoredMail;
           expect(envelopes).toEqual([[email]]);
           expect(stored.to).toHaveLength(1);

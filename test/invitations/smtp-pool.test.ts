@@ -10,7 +10,7 @@ describe('sending through a pool of SMTP connections', () => {
     sink = await smtpSink({ delayMs: 150 });
     const h = await flowHarness({ env: { MAIL_TRANSPORT: 'smtp', SMTP_URL: sink.url, SMTP_MAX_CONNECTIONS: '3' } });
     try {
-      const c = h.customer('Acme', ['SQL basics']);
+      const c = await h.customer('Acme', ['SQL basics']);
       for (let i = 0; i < 12; i++) await h.send(c.token, sendBody(c.tests[0]!.id, { email: `candidate-${i}@example.com` }));
       await h.starter.runOnce();
       const t0 = performance.now();
@@ -26,7 +26,7 @@ describe('sending through a pool of SMTP connections', () => {
       expect(sink.connections()).toBeLessThanOrEqual(3);
       // One at a time, 12 × 150 ms would be 1.8 s at the very least.
       expect(ms).toBeLessThan(12 * 150);
-      expect(h.rows("SELECT status FROM mail_outbox").every((r) => r.status === 'sent')).toBe(true);
+      expect((await h.rows("SELECT status FROM mail_outbox")).every((r) => r.status === 'sent')).toBe(true);
     } finally {
       await h.close();
     }

@@ -5,10 +5,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { Agent, type Dispatcher } from 'undici';
-import { accountStore } from '../../src/partner/accounts/store.js';
 import { loadConfig, type Config } from '../../src/partner/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Sql } from '../../src/lib/sql.js';
+import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
@@ -38,8 +39,8 @@ export interface FlowOptions {
   platform?: PlatformTarget | ((partnerUrl: string) => Promise<PlatformTarget>);
   /** Listen on a port (the mock calls the partner's callbacks); otherwise supertest only. */
   listen?: boolean;
-  /** Reopen an existing partner database (a restart). */
-  dbFile?: string;
+  /** Reopen an existing partner database (a restart): the `database` of the harness before. */
+  database?: { DATABASE_PATH: string; DATABASE_URL?: string };
   env?: Record<string, string>;
   dispatcher?: Dispatcher;
   random?: () => number;
@@ -57,8 +58,8 @@ export interface FlowOptions {
  */
 export async function flowHarness(options: FlowOptions = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
-  const dbFile = options.dbFile ?? path.join(dir, 'partner.db');
-  const db: Db = openDb(dbFile);
+  const settings = options.database ?? (await freshDatabase(dir));
+  const dbFile = settings.DATABASE_PATH;
   const clock = fakeClock();
   let server: Server | undefined;
   let publicUrl = 'http://partner.test';
@@ -71,7 +72,7 @@ export async function flowHarness(options: FlowOptions = {}) {
   const config: Config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_PATH: dbFile,
+    ...settings,
     PUBLIC_URL: publicUrl,
     CANDIDATE_LINK_SECRET: LINK_SECRET,
     ADMIN_USERNAME: ADMIN.username,
@@ -87,8 +88,10 @@ export async function flowHarness(options: FlowOptions = {}) {
     : new Agent({ connect: { timeout: TEST_TIMEOUTS.connectMs }, headersTimeout: TEST_TIMEOUTS.headersMs, bodyTimeout: TEST_TIMEOUTS.bodyMs });
   let wakes = 0;
   const mailer = (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail));
-  const parts = assemble(config, {
-    db,
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
+  const parts = await assemble(config, {
+    sql,
     logger: options.logger ?? createLogger('silent'),
     clock,
     publicUrl,
@@ -102,11 +105,17 @@ export async function flowHarness(options: FlowOptions = {}) {
     },
   });
   server?.on('request', parts.app);
-  const accounts = accountStore(db, clock);
+  const { accounts } = parts;
 
   const h = {
     ...parts,
-    db,
+    sql,
+    /** The SQLite connection (SQLite only: a test that reads it runs on SQLite only). */
+    get db(): Db {
+      return sqliteOf(sql);
+    },
+    /** Where this partner's data is: a restart passes it as `database`. */
+    database: settings,
     dbFile,
     dir,
     clock,
@@ -118,10 +127,10 @@ export async function flowHarness(options: FlowOptions = {}) {
     http: () => request.agent(parts.app).set('Host', new URL(publicUrl).host),
 
     /** A customer account with tests, bound to `companyId` (null: not connected yet). */
-    customer(name = 'Acme', tests: string[] = ['JavaScript fundamentals'], companyId: number | null = 3) {
-      const { account, token } = accounts.create(name);
-      const added = addDemoTests(db, clock, account.id, tests);
-      if (companyId !== null) accounts.bindCompany(account, companyId);
+    async customer(name = 'Acme', tests: string[] = ['JavaScript fundamentals'], companyId: number | null = 3) {
+      const { account, token } = await accounts.create(name);
+      const added = await sql.transaction((tx) => addDemoTests(tx, clock, account.id, tests));
+      if (companyId !== null) await accounts.bindCompany(account, companyId);
       return { accountId: account.id, token, tests: added };
     },
 
@@ -145,7 +154,7 @@ export async function flowHarness(options: FlowOptions = {}) {
       for (let i = 0; i < maxRounds; i++) {
         rounds.push(clock.now());
         await parts.worker.runOnce();
-        const next = parts.worker.nextDueAt();
+        const next = await parts.worker.nextDueAt();
         if (next === undefined) return rounds;
         clock.set(Math.max(clock.now(), Date.parse(next)));
       }
@@ -153,22 +162,23 @@ export async function flowHarness(options: FlowOptions = {}) {
     },
 
     /** The e-mails the JSON transport rendered, as stored in the database's mail outbox, oldest first. */
-    mails(): { to: { address: string }[]; subject: string; text: string; html: string }[] {
-      return storedMails(db);
+    mails(): Promise<StoredMail[]> {
+      return storedMails(sql);
     },
 
-    row(sql: string, ...params: unknown[]) {
-      return db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+    /** One row of a query of the test's own (`?` placeholders), on whichever database. */
+    row(text: string, ...params: unknown[]) {
+      return rowOf(sql, text, ...params);
     },
-    rows(sql: string, ...params: unknown[]) {
-      return db.prepare(sql).all(...params) as Record<string, unknown>[];
+    rows(text: string, ...params: unknown[]) {
+      return rowsOf(sql, text, ...params);
     },
 
     async close(options: { keepFiles?: boolean } = {}) {
       if (server) await new Promise((resolve) => server!.close(resolve));
       mailer.close();
       await ownAgent?.close();
-      db.close();
+      await database.close();
       if (!options.keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -180,13 +190,21 @@ export type FlowHarness = Awaited<ReturnType<typeof flowHarness>>;
  * The e-mails the JSON transport rendered, read from the mail outbox of a partner database (an open
  * connection or the file's path), oldest first, parsed as nodemailer renders them.
  */
-export function storedMails(from: Db | string): { to: { address: string; name?: string }[]; subject: string; text: string; html: string }[] {
-  const db = typeof from === 'string' ? new Database(from, { readonly: true, fileMustExist: true }) : from;
+export interface StoredMail {
+  to: { address: string; name?: string }[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export async function storedMails(from: Sql | string): Promise<StoredMail[]> {
+  const query = 'SELECT message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id';
+  if (typeof from !== 'string') return (await from.all<{ message: string }>(query)).map((r) => JSON.parse(r.message));
+  const db = new Database(from, { readonly: true, fileMustExist: true });
   try {
-    const messages = db.prepare('SELECT message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id').pluck().all() as string[];
-    return messages.map((m) => JSON.parse(m));
+    return (db.prepare(query).pluck().all() as string[]).map((m) => JSON.parse(m));
   } finally {
-    if (db !== from) db.close();
+    db.close();
   }
 }
 

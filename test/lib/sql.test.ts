@@ -111,3 +111,50 @@ describe.each(Object.keys(engines))('Sql on %s', (engine) => {
     expect(await sql.get('SELECT count(*) AS n FROM things')).toEqual({ n: 2 });
   });
 });
+
+describe('Sql on sqlite, one process', () => {
+  const fresh = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sql-'));
+    const migrations = path.join(dir, 'migrations');
+    mkdirSync(migrations);
+    return { file: path.join(dir, 'test.db'), migrations };
+  };
+
+  it('two transactions asked for in the same turn run one after the other, both committed', async () => {
+    const { file, migrations } = fresh();
+    const sql = sqliteSql(openSqlite(file, migrations));
+    await sql.run(SCHEMA.sqlite);
+    const write = (name: string) =>
+      sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO things (name, size) VALUES ($1, $2)', [name, 1]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await tx.run('UPDATE things SET size = size + 1 WHERE name = $1', [name]);
+      });
+    await Promise.all([write('a'), write('b'), write('c')]);
+    expect(await sql.all('SELECT name, size FROM things ORDER BY name')).toEqual([
+      { name: 'a', size: 2 },
+      { name: 'b', size: 2 },
+      { name: 'c', size: 2 },
+    ]);
+  });
+
+  it("waits for another connection's transaction without holding the event loop, and then commits", async () => {
+    const { file, migrations } = fresh();
+    const one = sqliteSql(openSqlite(file, migrations));
+    const two = sqliteSql(openSqlite(file, migrations));
+    await one.run(SCHEMA.sqlite);
+    let release!: () => void;
+    const held = one.transaction(async (tx) => {
+      await tx.run('INSERT INTO things (name, size) VALUES ($1, $2)', ['first', 1]);
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    const started = performance.now();
+    const second = two.transaction((tx) => tx.run('INSERT INTO things (name, size) VALUES ($1, $2)', ['second', 1]));
+    // The loop turns while the second waits: the first can finish (SQLite's own wait would sleep
+    // the thread for busy_timeout, and the first could never commit).
+    setTimeout(() => release(), 50);
+    await Promise.all([held, second]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await two.all('SELECT name FROM things ORDER BY id')).toEqual([{ name: 'first' }, { name: 'second' }]);
+  });
+});

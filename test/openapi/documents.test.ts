@@ -89,8 +89,8 @@ describe('served', () => {
   });
 });
 
-it('documents every route the partner app serves to the platform (callbacks, webhooks, vendor endpoints)', () => {
-  const harness = partnerHarness();
+it('documents every route the partner app serves to the platform (callbacks, webhooks, vendor endpoints)', async () => {
+  const harness = await partnerHarness();
   try {
     const stack = (harness.app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
       .router.stack;
@@ -104,6 +104,6 @@ it('documents every route the partner app serves to the platform (callbacks, web
     expect(served.filter((r) => !documented.includes(r))).toEqual([]);
     expect(documented.filter((r) => !served.includes(r))).toEqual([]);
   } finally {
-    harness.close();
+    await harness.close();
   }
 });

@@ -33,7 +33,7 @@ describe("the partner's document, against the kit's partner", () => {
 
   it('answers every example as documented', async () => {
     // The account the examples follow: not bound yet, with tests 1 and 2.
-    const customer = partner.customer('Acme Corp', ['JavaScript', 'SQL']);
+    const customer = await partner.customer('Acme Corp', ['JavaScript', 'SQL']);
     expect(customer.tests.map((t) => t.id)).toEqual([1, 2]);
     const doc = partnerApiDocument();
     const runs = await runExamples({
@@ -92,7 +92,7 @@ describe("the platform's document, against the mock", () => {
       expect(registered.statusCode).toBe(201);
       credentials.partnerSecret = Partner.parse(((await registered.body.json()) as { partner: unknown }).partner).secret;
 
-      const customer = partner.customer('Acme Corp', ['JavaScript']);
+      const customer = await partner.customer('Acme Corp', ['JavaScript']);
       const marketplace = (path: string, body: unknown) =>
         request(`${mock.url}/api/marketplace/c/${acme.companyId}${path}`, {
           method: 'POST',

@@ -28,15 +28,15 @@ afterEach(async () => {
 
 async function invited(options: Parameters<typeof flowHarness>[0] = {}, test = 'JavaScript fundamentals') {
   h = await flowHarness({ listen: true, ...options });
-  const c = h.customer('Acme', [test]);
+  const c = await h.customer('Acme', [test]);
   const body = sendBody(c.tests[0]!.id);
   await h.send(c.token, body).expect(201);
   await h.startAndMail();
-  return { link: linkIn(h.mails()[0]!.text), testId: c.tests[0]!.id, reportId: body.report_id };
+  return { link: linkIn((await h.mails())[0]!.text), testId: c.tests[0]!.id, reportId: body.report_id };
 }
 
-const answersOf = (testId: number) =>
-  h.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId) as { id: number; answer: number }[];
+const answersOf = async (testId: number) =>
+  (await h.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId)) as { id: number; answer: number }[];
 
 describe('the candidate in a browser', () => {
   it('reads the questions’ code as code, is thanked once, and the recruiter’s results page shows readable times', async () => {
@@ -51,7 +51,7 @@ describe('the candidate in a browser', () => {
     expect(await page.locator('legend code').count()).toBe(3);
     expect(await mainText(page)).not.toContain('`');
 
-    for (const q of answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
+    for (const q of await answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
     await clickAndLoad(page, page.getByRole('button', { name: 'Submit my answers' }));
     expect(page.url()).toMatch(/\/take\?token=/);
     expect(await page.locator('h1').innerText()).toBe('Thank you, Ada');
@@ -62,7 +62,7 @@ describe('the candidate in a browser', () => {
     expect(await page.locator('main time').getAttribute('title')).toBe('2026-11-01T09:00:00.000Z');
 
     // The recruiter's results page, from the report's urls.show.
-    const update = JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string);
+    const update = JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string);
     await page.goto(update.urls.show);
     const results = await mainText(page);
     expect(results).toMatch(/Completed\s+1 Nov 2026, 09:00:00 UTC/);
@@ -77,7 +77,7 @@ describe('the candidate in a browser', () => {
 
   it('for a check: the e-mail and the page say "Give consent", and consent is thanked once', async () => {
     const { link } = await invited({ kind: 'reference_check' }, 'Two professional references');
-    const mail = h.mails()[0]!;
+    const mail = (await h.mails())[0]!;
     expect(mail.text).toContain('Give consent:');
     expect(mail.html).toContain('>Give consent</a>');
     expect(mail.text + mail.html).not.toContain('Review and give consent');
@@ -125,12 +125,12 @@ describe('the candidate in a browser', () => {
 
       await page.goto(`${base}${path.pathname}${path.search}`);
       expect(await page.locator('header .brand').innerText()).toBe('Demo Assessments assessment');
-      for (const q of answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
+      for (const q of await answersOf(testId)) await page.locator(`input[name="q${q.id}"][value="${q.answer}"]`).check();
       await clickAndLoad(page, page.getByRole('button', { name: 'Submit my answers' }));
       expect(page.url()).toMatch(/\/take\?token=/);
       expect(await page.locator('header .brand').innerText()).toBe('Demo Assessments assessment');
 
-      const show = new URL(JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string).urls.show);
+      const show = new URL(JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string).urls.show);
       await page.goto(`${base}${show.pathname}${show.search}`);
       expect(await page.locator('header .brand').innerText()).toBe('Demo Assessments assessment');
 

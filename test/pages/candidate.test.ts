@@ -10,18 +10,18 @@ interface Q {
 /** A harness with one started invitation; returns its link (path + query) and token. */
 async function invited(options: Parameters<typeof flowHarness>[0] = {}, test = 'JavaScript fundamentals') {
   const h = await flowHarness(options);
-  const c = h.customer('Acme', [test]);
+  const c = await h.customer('Acme', [test]);
   const body = sendBody(c.tests[0]!.id);
   await h.send(c.token, body);
   await h.startAndMail();
-  const link = pathOf(linkIn(h.mails()[0]!.text));
+  const link = pathOf(linkIn((await h.mails())[0]!.text));
   const token = new URL(link, 'http://x').searchParams.get('token')!;
-  const questions = h.rows('SELECT id, answer, choices FROM demo_questions WHERE test_id = ? ORDER BY position', c.tests[0]!.id) as unknown as Q[];
+  const questions = (await h.rows('SELECT id, answer, choices FROM demo_questions WHERE test_id = ? ORDER BY position', c.tests[0]!.id)) as unknown as Q[];
   return { h, reportId: body.report_id, link, token, questions, testId: c.tests[0]!.id };
 }
 
-const lastUpdate = (h: FlowHarness) =>
-  JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string) as Record<string, unknown>;
+const lastUpdate = async (h: FlowHarness) =>
+  JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string) as Record<string, unknown>;
 
 describe('the candidate takes a demo test', () => {
   let h: FlowHarness;
@@ -45,13 +45,13 @@ describe('the candidate takes a demo test', () => {
     const after = await h.http().get(submitted.headers.location!);
     expect(after.status).toBe(200);
     expect(after.text).toContain('Thank you, Ada');
-    expect(h.row('SELECT status, score, completed_at, subtitle FROM invitations')).toEqual({
+    expect(await h.row('SELECT status, score, completed_at, subtitle FROM invitations')).toEqual({
       status: 'completed',
       score: '100%',
       completed_at: new Date(h.clock.now()).toISOString(),
       subtitle: `JavaScript fundamentals: ${t.questions.length} of ${t.questions.length} correct`,
     });
-    const update = lastUpdate(h);
+    const update = await lastUpdate(h);
     expect(update).toMatchObject({
       status: 'completed',
       score: '100%',
@@ -74,8 +74,8 @@ describe('the candidate takes a demo test', () => {
     const wrong = (q: Q) => String((q.answer + 1) % (JSON.parse(q.choices) as string[]).length);
     const answers = { [`q${first!.id}`]: String(first!.answer), ...Object.fromEntries(rest.map((q) => [`q${q.id}`, wrong(q)])) };
     await h.http().post('/take').type('form').send({ token: t.token, ...answers }).expect(303);
-    expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: '20%' });
-    expect(lastUpdate(h)).toMatchObject({ status: 'failed', score: '20%' });
+    expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: '20%' });
+    expect(await lastUpdate(h)).toMatchObject({ status: 'failed', score: '20%' });
   });
 
   it('when answers are missing, then the page comes back 422 with the questions marked and the chosen answers kept; nothing is stored', async () => {
@@ -87,9 +87,9 @@ describe('the candidate takes a demo test', () => {
     expect(res.text).toContain('Some answers are missing');
     expect(res.text).toContain(`id="q${second!.id}-error"`);
     expect(res.text).toMatch(new RegExp(`name="q${first!.id}" value="1"\\s+checked`));
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
-    expect(h.row('SELECT count(*) AS n FROM demo_answers')).toEqual({ n: 0 });
-    expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+    expect(await h.row('SELECT count(*) AS n FROM demo_answers')).toEqual({ n: 0 });
+    expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
   });
 
   it('when an answer is not one of the choices, then it counts as missing', async () => {
@@ -98,7 +98,7 @@ describe('the candidate takes a demo test', () => {
     const answers = Object.fromEntries(t.questions.map((q) => [`q${q.id}`, String(q.answer)]));
     answers[`q${t.questions[0]!.id}`] = '99';
     expect((await h.http().post('/take').type('form').send({ token: t.token, ...answers })).status).toBe(422);
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
   });
 
   it('when the form is submitted twice, then the first result stands and one completion is queued', async () => {
@@ -111,8 +111,8 @@ describe('the candidate takes a demo test', () => {
     const again = await h.http().post('/take').type('form').send({ token: t.token, ...wrong });
     expect(again.status).toBe(200);
     expect(again.text).toContain('Thank you, Ada');
-    expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'completed', score: '100%' });
-    expect(h.row("SELECT count(*) AS n FROM report_updates WHERE body LIKE '%\"status\"%'")).toEqual({ n: 1 });
+    expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'completed', score: '100%' });
+    expect(await h.row("SELECT count(*) AS n FROM report_updates WHERE body LIKE '%\"status\"%'")).toEqual({ n: 1 });
     const reopened = await h.http().get(t.link);
     expect(reopened.text).toContain('Thank you, Ada');
   });
@@ -120,13 +120,13 @@ describe('the candidate takes a demo test', () => {
   it('when the invitation was canceled, then the link stops working with a friendly page, also for a submit', async () => {
     const t = await invited();
     h = t.h;
-    h.lifecycle.cancel(t.reportId, 'platform');
+    await h.lifecycle.cancel(t.reportId, 'platform');
     const page = await h.http().get(t.link);
     expect(page.status).toBe(410);
     expect(page.text).toContain('This invitation was canceled');
     const answers = Object.fromEntries(t.questions.map((q) => [`q${q.id}`, String(q.answer)]));
     expect((await h.http().post('/take').type('form').send({ token: t.token, ...answers })).status).toBe(410);
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'canceled' });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'canceled' });
   });
 
   it('when a page is served, then the CSP allows no inline script and the page contains none, and it is not cached', async () => {
@@ -148,7 +148,7 @@ describe('the recruiter results page (report urls.show)', () => {
   it('shows "not finished" before, and the score, subtitle, properties and answers after', async () => {
     const t = await invited();
     h = t.h;
-    const show = JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id LIMIT 1')[0]!.body as string).urls.show as string;
+    const show = JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id LIMIT 1'))[0]!.body as string).urls.show as string;
     const before = await h.http().get(pathOf(show));
     expect(before.status).toBe(200);
     expect(before.text).toContain('Not finished yet');
@@ -174,15 +174,15 @@ describe('a check (background or reference)', () => {
     expect(page.text).toContain('I consent to this background check');
     expect(page.text).not.toContain('Submit my answers');
     expect((await h.http().post('/take').type('form').send({ token: t.token })).status).toBe(422);
-    expect(h.row('SELECT submitted_at FROM invitations')).toEqual({ submitted_at: null });
+    expect(await h.row('SELECT submitted_at FROM invitations')).toEqual({ submitted_at: null });
 
     await h.http().post('/take').type('form').send({ token: t.token, consent: 'yes' }).expect(303);
-    expect(h.row('SELECT status, submitted_at FROM invitations')).toEqual({
+    expect(await h.row('SELECT status, submitted_at FROM invitations')).toEqual({
       status: 'sent',
       submitted_at: new Date(h.clock.now()).toISOString(),
     });
     // Consent is not a result: the platform hears nothing until the check is decided.
-    expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
+    expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
     expect((await h.http().get(t.link)).text).toContain('Your consent was received');
   });
 });

@@ -26,11 +26,11 @@ async function partner(options: Parameters<typeof flowHarness>[0] = {}) {
 
 /** Ada, invited by Acme (company 3), her e-mail stored; returns the report id and the candidate link. */
 async function invite(test = 'JavaScript fundamentals') {
-  const c = h.customer('Acme', [test], 3);
+  const c = await h.customer('Acme', [test], 3);
   const body = sendBody(c.tests[0]!.id);
   await h.send(c.token, body).expect(201);
   await h.startAndMail();
-  return { reportId: body.report_id, link: linkIn(h.mails()[0]!.text), testId: c.tests[0]!.id, accountId: c.accountId };
+  return { reportId: body.report_id, link: linkIn((await h.mails())[0]!.text), testId: c.tests[0]!.id, accountId: c.accountId };
 }
 
 describe('the dashboard in a browser', () => {
@@ -38,7 +38,7 @@ describe('the dashboard in a browser', () => {
     await partner();
     const { reportId, link, testId } = await invite();
     // Ada answers every question right: the update carries a score, subtitle, properties and links.
-    const questions = h.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId);
+    const questions = await h.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', testId);
     const token = new URL(link).searchParams.get('token')!;
     h.clock.advance(7 * 60_000);
     await h.http().post('/take').type('form').send({ token, ...Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)])) }).expect(303);
@@ -107,7 +107,7 @@ describe('the dashboard in a browser', () => {
   it('the e-mail: "stored", not "sent", under the JSON transport; its candidate link is a link; its HTML part shows as the candidate sees it', async () => {
     await partner();
     const { reportId } = await invite();
-    const candidateUrl = h.row('SELECT candidate_url FROM invitations')!.candidate_url as string;
+    const candidateUrl = (await h.row('SELECT candidate_url FROM invitations'))!.candidate_url as string;
     const { page, problems } = await asOperator(browser);
 
     await page.goto(`${h.publicUrl}/admin`);
@@ -161,36 +161,36 @@ describe('the dashboard in a browser', () => {
     await page.waitForURL(/\/decide\?decision=clear/);
     expect(await page.locator('h1').innerText()).toBe('Record result: clear for Ada Lovelace?');
     expect(await mainText(page)).toContain('This cannot be undone.');
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
 
     // Going back records nothing.
     await page.getByRole('link', { name: 'No, go back' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}`);
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
 
     await clickAndLoad(page, page.getByRole('button', { name: 'Record result: adverse…' }));
     expect(await page.locator('h1').innerText()).toBe('Record result: adverse for Ada Lovelace?');
     await page.getByRole('button', { name: 'Yes, record “adverse”' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}?notice=decided`);
     expect(await page.getByRole('status').innerText()).toContain('The result was recorded');
-    expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'failed' });
+    expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'failed' });
     expect(await page.getByRole('button', { name: /Record result/ }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 
   it('states which account each invitation came through, and which one a company uses after its token was replaced with another account’s', async () => {
     await partner();
-    const acme = h.customer('Acme', ['JavaScript fundamentals'], 3);
+    const acme = await h.customer('Acme', ['JavaScript fundamentals'], 3);
     h.clock.advance(60_000);
-    h.accounts.issueToken(acme.accountId);
+    await h.accounts.issueToken(acme.accountId);
     await h.send(acme.token, sendBody(acme.tests[0]!.id)).expect(201);
     // Company 3's recruiter replaces the token with Globex's: Globex is connected to company 3 too.
     h.clock.advance(3600_000);
-    const globex = h.customer('Globex', ['SQL basics'], 3);
+    const globex = await h.customer('Globex', ['SQL basics'], 3);
     const latest = sendBody(globex.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper' });
     await h.send(globex.token, latest).expect(201);
-    h.customer('Initech', [], null);
-    const keyIds = h.rows('SELECT account_id, lookup FROM account_tokens ORDER BY id').map((r) => ({ account: r.account_id, keyId: `ptk_${r.lookup}` }));
+    await h.customer('Initech', [], null);
+    const keyIds = (await h.rows('SELECT account_id, lookup FROM account_tokens ORDER BY id')).map((r) => ({ account: r.account_id, keyId: `ptk_${r.lookup}` }));
 
     const { page, problems } = await asOperator(browser);
     await page.goto(`${h.publicUrl}/admin`);

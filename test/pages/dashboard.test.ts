@@ -9,8 +9,8 @@ describe('the dashboard', () => {
   let reportId: string;
   beforeEach(async () => {
     h = await flowHarness();
-    const c = h.customer('Acme Corp', ['JavaScript fundamentals'], 3);
-    h.customer('Globex', [], null);
+    const c = await h.customer('Acme Corp', ['JavaScript fundamentals'], 3);
+    await h.customer('Globex', [], null);
     const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
     reportId = body.report_id;
     await h.send(c.token, body);
@@ -53,9 +53,9 @@ describe('the dashboard', () => {
     });
 
     it('with more accounts than a page shows, then the newest 100 show, with how many there are in all, and a company shared by two older accounts is still named', async () => {
-      h.customer('Initech', [], 7);
-      h.customer('Initrode', [], 7);
-      for (let n = 1; n <= 150; n++) h.customer(`Customer ${n}`, [], null);
+      await h.customer('Initech', [], 7);
+      await h.customer('Initrode', [], 7);
+      for (let n = 1; n <= 150; n++) await h.customer(`Customer ${n}`, [], null);
       const res = await get('/admin');
       expect(res.status).toBe(200);
       const rows = [...res.text.matchAll(/<td>([^<]+) <span class="muted">#(\d+)<\/span><\/td>\s*<td><span class="tag/g)];
@@ -123,10 +123,10 @@ describe('the dashboard', () => {
   });
 
   describe('form posts (CSRF)', () => {
-    const firstUpdateId = () => h.row('SELECT id FROM report_updates ORDER BY id LIMIT 1')!.id as number;
+    const firstUpdateId = async () => (await h.row('SELECT id FROM report_updates ORDER BY id LIMIT 1'))!.id as number;
 
     it('from another origin, without Origin, or marked cross-site or same-site, then 403 and nothing changes', async () => {
-      const id = firstUpdateId();
+      const id = await firstUpdateId();
       for (const headers of [
         { Origin: 'https://evil.example' },
         {} as Record<string, string>,
@@ -139,36 +139,36 @@ describe('the dashboard', () => {
         expect(res.status).toBe(403);
         expect(res.text).toContain('must be submitted from the dashboard');
       }
-      expect(update(id)!.status).toBe('pending');
+      expect((await update(id))!.status).toBe('pending');
     });
 
     it('from the dashboard in a browser that sends Fetch Metadata, then it is accepted even with Origin: null (a no-referrer page)', async () => {
-      const id = firstUpdateId();
+      const id = await firstUpdateId();
       const res = await post(`/admin/updates/${id}/cancel`, {}, { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' });
       expect(res.status).toBe(303);
-      expect(update(id)!.status).toBe('canceled');
+      expect((await update(id))!.status).toBe('canceled');
       expect(res.headers['referrer-policy']).toBe('same-origin');
     });
 
     it('from the dashboard itself but without credentials, then 401', async () => {
-      const res = await h.http().post(`/admin/updates/${firstUpdateId()}/cancel`).set('Origin', h.publicUrl).type('form').send({});
+      const res = await h.http().post(`/admin/updates/${await firstUpdateId()}/cancel`).set('Origin', h.publicUrl).type('form').send({});
       expect(res.status).toBe(401);
-      expect(update(firstUpdateId())!.status).toBe('pending');
+      expect((await update(await firstUpdateId()))!.status).toBe('pending');
     });
 
     it('"cancel retries" stops a pending update; "retry now" queues it again, due at once with a fresh give-up window', async () => {
-      const id = firstUpdateId();
+      const id = await firstUpdateId();
       const canceled = await post(`/admin/updates/${id}/cancel`, { back: `/admin/reports/${reportId}` }, { Origin: h.publicUrl, 'Sec-Fetch-Site': 'same-origin' });
       expect(canceled.status).toBe(303);
       expect(canceled.headers.location).toBe(`/admin/reports/${reportId}?notice=stopped`);
-      expect(update(id)!.status).toBe('canceled');
+      expect((await update(id))!.status).toBe('canceled');
       expect((await get(canceled.headers.location!)).text).toContain('Retries canceled');
 
       h.clock.advance(60_000);
       const retried = await post(`/admin/updates/${id}/retry`);
       expect(retried.headers.location).toBe('/admin?notice=retried');
       const now = h.clock.now();
-      expect(update(id)).toEqual({
+      expect(await update(id)).toEqual({
         status: 'pending',
         next_attempt_at: new Date(now).toISOString(),
         give_up_at: new Date(now + 3 * 24 * 3600_000).toISOString(),
@@ -187,32 +187,32 @@ describe('the dashboard', () => {
         expect(res.status).toBe(421);
         expect(res.text).toContain(`${h.publicUrl}/admin`);
       }
-      expect(h.row('SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'sent', canceled_by: null });
-      expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
+      expect(await h.row('SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'sent', canceled_by: null });
+      expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
     });
 
     it('an open redirect through "back" is not possible', async () => {
-      const res = await post(`/admin/updates/${firstUpdateId()}/cancel`, { back: 'https://evil.example/admin' });
+      const res = await post(`/admin/updates/${await firstUpdateId()}/cancel`, { back: 'https://evil.example/admin' });
       expect(res.headers.location).toBe('/admin?notice=stopped');
     });
 
     it('"cancel invitation" cancels it on our side, queues the canceled update and stops the candidate link', async () => {
-      const link = pathOf(linkIn(h.mails()[0]!.text));
+      const link = pathOf(linkIn((await h.mails())[0]!.text));
       const res = await post(`/admin/reports/${reportId}/cancel`, { back: `/admin/reports/${reportId}` });
       expect(res.headers.location).toBe(`/admin/reports/${reportId}?notice=canceled`);
-      expect(h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'vendor' });
-      expect(JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string)).toEqual({ status: 'canceled' });
+      expect(await h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'vendor' });
+      expect(JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string)).toEqual({ status: 'canceled' });
       expect((await h.http().get(link)).status).toBe(410);
       // Again: nothing more to cancel.
       expect((await post(`/admin/reports/${reportId}/cancel`)).headers.location).toBe('/admin?notice=not-canceled');
-      expect(h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 2 });
+      expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 2 });
     });
 
     it('"resend invitation" sends a second e-mail with a fresh link that works', async () => {
       h.clock.advance(3600_000);
       await post(`/admin/reports/${reportId}/resend`);
       await h.sender.runOnce();
-      const mails = h.mails();
+      const mails = await h.mails();
       expect(mails).toHaveLength(2);
       const fresh = linkIn(mails[1]!.text);
       expect(fresh).not.toBe(linkIn(mails[0]!.text));
@@ -224,7 +224,7 @@ describe('the dashboard', () => {
     // A platform nothing listens on: the attempt fails with a connection error and is scheduled again.
     const t = await flowHarness({ platform: { url: 'http://127.0.0.1:9', codename: 'demo-assessments', secret: 's3cret' } });
     try {
-      const c = t.customer('Acme', ['SQL basics']);
+      const c = await t.customer('Acme', ['SQL basics']);
       const body = sendBody(c.tests[0]!.id);
       await t.send(c.token, body);
       await t.startAndMail();
@@ -255,13 +255,13 @@ describe('the dashboard', () => {
     expect(res.text).toContain('Acme Corp invites you to take the JavaScript fundamentals test');
     expect(res.text).toContain('Grace Hopper &lt;grace@example.com&gt;');
     expect(res.text).toContain('Demo Assessments &lt;no-reply@partner.localhost&gt;');
-    expect(res.text).toContain(h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', reportId)!.candidate_url);
+    expect(res.text).toContain((await h.row('SELECT candidate_url FROM invitations WHERE report_id = ?', reportId))!.candidate_url);
     expect((await get('/admin/mail/999')).status).toBe(404);
     expect((await get('/admin/reports/not-a-uuid')).status).toBe(404);
   });
 
   it('the e-mail page of an erased e-mail says so, and shows none of it', async () => {
-    h.db.prepare('UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL WHERE id = 1').run();
+    await h.sql.run('UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL WHERE id = 1');
     const erased = await get('/admin/mail/1');
     expect(erased.status).toBe(200);
     expect(erased.text).toContain("Erased with the candidate's personal data.");
@@ -273,7 +273,7 @@ describe('the dashboard for a check', () => {
   it('records an operator decision only after consent, and the update carries status and score only', async () => {
     const h = await flowHarness({ kind: 'reference_check' });
     try {
-      const c = h.customer('Acme', ['Two professional references']);
+      const c = await h.customer('Acme', ['Two professional references']);
       const body = sendBody(c.tests[0]!.id);
       await h.send(c.token, body);
       await h.startAndMail();
@@ -281,22 +281,22 @@ describe('the dashboard for a check', () => {
         h.http().post(`/admin/reports/${body.report_id}/decide`).set('Authorization', AUTH).set('Origin', h.publicUrl).type('form').send({ decision, ...confirm });
 
       expect((await decide('clear')).headers.location).toBe('/admin?notice=not-decided');
-      expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+      expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
       const page = await h.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH);
       expect(page.text).toContain("Waiting for the candidate's consent");
 
-      const token = new URL(linkIn(h.mails()[0]!.text)).searchParams.get('token')!;
+      const token = new URL(linkIn((await h.mails())[0]!.text)).searchParams.get('token')!;
       await h.http().post('/take').type('form').send({ token, consent: 'yes' }).expect(303);
       expect((await decide('maybe')).headers.location).toBe('/admin?notice=not-decided');
       // Without the confirmation page's answer, the operator is asked first and nothing is recorded.
       const asked = await decide('adverse', {});
       expect(asked.status).toBe(200);
       expect(asked.text).toContain('This cannot be undone.');
-      expect(h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
+      expect(await h.row('SELECT status FROM invitations')).toEqual({ status: 'sent' });
       h.clock.advance(86_400_000);
       expect((await decide('adverse')).headers.location).toBe('/admin?notice=decided');
-      expect(h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: 'Poor' });
-      const last = JSON.parse(h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1')[0]!.body as string);
+      expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: 'Poor' });
+      const last = JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string);
       expect(Object.keys(last).sort()).toEqual(['completed_at', 'score', 'status', 'urls']);
       expect(last).toMatchObject({ status: 'failed', score: 'Poor', completed_at: new Date(h.clock.now()).toISOString() });
     } finally {

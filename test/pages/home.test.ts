@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/partner/config.js';
 import { main } from '../../src/partner/server.js';
+import { freshDatabase } from '../support/database.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -13,7 +14,7 @@ describe("the partner's root URL", () => {
   let url: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'partner-home-'));
-    running = await main(loadConfig({ DATABASE_PATH: path.join(dir, 'partner.db'), PORT: '0', LOG_LEVEL: 'silent' }));
+    running = await main(loadConfig({ ...(await freshDatabase(dir)), PORT: '0', LOG_LEVEL: 'silent' }));
     url = running.publicUrl;
   });
   afterAll(async () => {

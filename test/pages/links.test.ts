@@ -11,12 +11,12 @@ describe('signed invitation links', () => {
   let link: string;
   beforeEach(async () => {
     h = await flowHarness();
-    const c = h.customer('Acme', ['JavaScript fundamentals']);
+    const c = await h.customer('Acme', ['JavaScript fundamentals']);
     const body = sendBody(c.tests[0]!.id);
     reportId = body.report_id;
     await h.send(c.token, body);
     await h.startAndMail();
-    link = pathOf(linkIn(h.mails()[0]!.text));
+    link = pathOf(linkIn((await h.mails())[0]!.text));
   });
   afterEach(() => h.close());
 
@@ -37,7 +37,7 @@ describe('signed invitation links', () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain('JavaScript fundamentals');
     expect(res.text).toContain('Submit my answers');
-    expect(h.row('SELECT opened_at FROM invitations')!.opened_at).toBe(new Date(h.clock.now()).toISOString());
+    expect((await h.row('SELECT opened_at FROM invitations'))!.opened_at).toBe(new Date(h.clock.now()).toISOString());
   });
 
   it('when a character of the signature is changed, then a friendly "does not work" page answers 400', async () => {

@@ -38,7 +38,7 @@ describe('times on the mock platform’s pages', () => {
   });
 
   it('integrating, sending, the call log, the admin and home pages show readable times with the ISO value as a tooltip', async () => {
-    const { token } = h.customer('Acme Corp', ['JavaScript fundamentals'], null);
+    const { token } = await h.customer('Acme Corp', ['JavaScript fundamentals'], null);
     const { page, problems } = await openPage(browser);
     /** Every time on the page reads "23 Nov 2026, 10:42:01 UTC" with the exact value on hover, and no ISO value is left in the text. */
     const expectReadableTimes = async (least: number) => {

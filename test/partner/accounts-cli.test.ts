@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase } from '../../src/partner/db/open.js';
 import { accountsCli } from '../../scripts/accounts.js';
+import { freshDatabase, rowsOf } from '../support/database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -27,9 +28,9 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdo
 describe('accounts CLI', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'accounts-cli-'));
-    env = { ...process.env, DATABASE_PATH: path.join(dir, 'partner.db') };
+    env = { ...process.env, ...(await freshDatabase(dir)) };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -39,12 +40,12 @@ describe('accounts CLI', () => {
     const { stdout } = await cli('create', 'Acme Hiring', '--test', 'JavaScript', '--json');
     const created = JSON.parse(stdout) as { id: number; name: string; token: string };
     expect(created).toMatchObject({ id: 1, name: 'Acme Hiring' });
-    const db = openDb(env.DATABASE_PATH!);
+    const database = await openPartnerDatabase({ databasePath: env.DATABASE_PATH!, databaseUrl: env.DATABASE_URL });
     try {
-      expect(accountStore(db, systemClock).authenticate(created.token)?.id).toBe(1);
-      expect(db.prepare('SELECT name FROM tests WHERE account_id = 1').all()).toEqual([{ name: 'JavaScript' }]);
+      expect((await accountStore(database.sql, systemClock).authenticate(created.token))?.id).toBe(1);
+      expect(await rowsOf(database.sql, 'SELECT name FROM tests WHERE account_id = 1')).toEqual([{ name: 'JavaScript' }]);
     } finally {
-      db.close();
+      await database.close();
     }
     const { stdout: list } = await cli('list', '--json');
     expect(list).not.toContain(created.token);

@@ -76,4 +76,22 @@ describe('appServer', () => {
     expect(sa.seen[0]!.reqProto).toBe(a.request);
     expect(sb.seen[0]!.reqProto).toBe(b.request);
   });
+
+  it('answers 503 with Retry-After to a request that arrives before the app is served, then serves the app', async () => {
+    const { server, serve } = appServer();
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
+    // The partner listens before it has migrated its database and built its parts.
+    const early = await fetch(url);
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(await early.json()).toEqual({ error: 'The server is starting' });
+    const app = express();
+    app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+    serve(app);
+    const later = await fetch(url);
+    expect(later.status).toBe(200);
+    expect(await later.json()).toEqual({ ok: true });
+  });
 });

@@ -4,11 +4,11 @@ import { arrangeStatus, bearer, candidateBody, partnerHarness, type PartnerHarne
 
 describe('report cancel callback', () => {
   let h: PartnerHarness;
-  let c: ReturnType<PartnerHarness['customer']>;
+  let c: Awaited<ReturnType<PartnerHarness['customer']>>;
   let body: ReturnType<typeof candidateBody>;
   beforeEach(async () => {
-    h = partnerHarness();
-    c = h.customer('Acme', ['JavaScript'], 3);
+    h = await partnerHarness();
+    c = await h.customer('Acme', ['JavaScript'], 3);
     body = candidateBody({ test_id: String(c.testIds[0]) });
     await request(h.app).post('/callbacks/send_candidate').set(bearer(c.token)).send(body);
   });
@@ -16,13 +16,13 @@ describe('report cancel callback', () => {
 
   const cancel = (id: string, token = c.token) =>
     request(h.app).post(`/callbacks/reports/${id}/cancel`).set(bearer(token));
-  const status = () => (h.db.prepare('SELECT status FROM invitations WHERE report_id = ?').get(body.report_id) as { status: string }).status;
+  const status = async () => (await h.row('SELECT status FROM invitations WHERE report_id = ?', body.report_id))!.status;
 
   it('when the platform cancels a sent report, then it answers 200 and the invitation is canceled', async () => {
     const res = await cancel(body.report_id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: body.report_id, status: 'canceled' });
-    expect(status()).toBe('canceled');
+    expect(await status()).toBe('canceled');
   });
 
   it('when the cancel is repeated, then it answers 200 again', async () => {
@@ -31,10 +31,10 @@ describe('report cancel callback', () => {
   });
 
   it('when the test was already completed, then it answers 409 and the result stays', async () => {
-    arrangeStatus(h.db, body.report_id, 'completed');
+    await arrangeStatus(h.sql, body.report_id, 'completed');
     const res = await cancel(body.report_id);
     expect(res.status).toBe(409);
-    expect(status()).toBe('completed');
+    expect(await status()).toBe('completed');
   });
 
   it('when the report is unknown or not a UUID, then it answers 404', async () => {
@@ -45,6 +45,6 @@ describe('report cancel callback', () => {
   it('when the token is missing, then it answers 401', async () => {
     const res = await request(h.app).post(`/callbacks/reports/${body.report_id}/cancel`);
     expect(res.status).toBe(401);
-    expect(status()).toBe('sent');
+    expect(await status()).toBe('sent');
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupCommit } from '../../src/lib/perf/group-commit.js';
+import { sqliteSql } from '../../src/lib/sql.js';
 import { openDb, type Db } from '../../src/partner/db/open.js';
 
 const dirs: string[] = [];
@@ -18,13 +19,13 @@ function setup() {
   const file = path.join(dir, 'test.db');
   const db = openDb(file);
   db.exec('CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
-  const insert = db.prepare<[string, string]>('INSERT INTO notes (id, body) VALUES (?, ?)');
-  const write = groupCommit(db, (note: { id: string; body: string }) => {
+  const insert = 'INSERT INTO notes (id, body) VALUES ($1, $2)';
+  const write = groupCommit(sqliteSql(db), async (tx, note: { id: string; body: string }) => {
     if (note.body === 'boom') {
-      insert.run(note.id, note.body); // written, then rolled back with its savepoint
+      await tx.run(insert, [note.id, note.body]); // written, then rolled back with its savepoint
       throw new Error(`refused ${note.id}`);
     }
-    return insert.run(note.id, note.body).changes;
+    return (await tx.run(insert, [note.id, note.body])).changes;
   });
   // What another connection (another process) sees: only committed rows.
   const other = new Database(file, { readonly: true });

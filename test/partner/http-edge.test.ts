@@ -3,18 +3,19 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, candidateBody, partnerHarness, type PartnerHarness } from '../support/partner.js';
+import { ON_POSTGRES } from '../support/database.js';
 
 describe('HTTP edge: every client mistake is a 4xx in the contract shape', () => {
   let h: PartnerHarness;
-  let c: ReturnType<PartnerHarness['customer']>;
-  beforeEach(() => {
-    h = partnerHarness({ bodyLimitBytes: 2048 });
-    c = h.customer('Acme', ['JS'], 3);
+  let c: Awaited<ReturnType<PartnerHarness['customer']>>;
+  beforeEach(async () => {
+    h = await partnerHarness({ bodyLimitBytes: 2048 });
+    c = await h.customer('Acme', ['JS'], 3);
   });
   afterEach(() => h.close());
 
   const post = (path: string) => request(h.app).post(path).set(bearer(c.token));
-  const count = () => (h.db.prepare('SELECT count(*) AS n FROM invitations').get() as { n: number }).n;
+  const count = async () => (await h.row('SELECT count(*) AS n FROM invitations'))!.n;
 
   it('when the JSON is malformed, then it answers 400 {"error"} without a stack trace', async () => {
     const res = await post('/callbacks/send_candidate').set('content-type', 'application/json').send('{"first_name": "Ada",');
@@ -27,7 +28,7 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
     const res = await post('/callbacks/send_candidate').send(candidateBody({ first_name: 'x'.repeat(5000) }));
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'Request body too large' });
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 
   it('when a chunked body (no Content-Length) grows over the limit, then it answers 413', async () => {
@@ -49,7 +50,7 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
         req.end('"}');
       });
       expect(status).toBe(413);
-      expect(count()).toBe(0);
+      expect(await count()).toBe(0);
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -61,7 +62,7 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
       const res = await post('/callbacks/send_candidate').set('content-type', type).send('{"a":1}');
       expect(res.status).toBe(415);
       expect(res.body.error).toMatch(/application\/json/);
-      expect(count()).toBe(0);
+      expect(await count()).toBe(0);
     },
   );
 
@@ -76,6 +77,16 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
     const res = await request(h.app).delete('/callbacks/tests').set(bearer(c.token));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Not Found' });
+  });
+
+  it('when the database answers, then /readyz answers 200; when it does not, 503 in the error shape, while /healthz stays 200', async () => {
+    expect((await request(h.app).get('/readyz')).body).toEqual({ ok: true });
+    if (ON_POSTGRES) return; // the failing half closes SQLite's connection under the app
+    h.db.close();
+    const res = await request(h.app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'The database does not answer' });
+    expect((await request(h.app).get('/healthz')).status).toBe(200);
   });
 
   it('when any response is sent, then helmet headers are set and Express is not advertised', async () => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/partner/app.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { sqliteSql } from '../../src/lib/sql.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
@@ -43,15 +44,17 @@ describe('log redaction', () => {
 describe('access log', () => {
   it('when a request is answered, then one line (method, path without the query, status, duration) goes where the server log goes, and no credential', async () => {
     const { lines, stream, logger } = capture();
+    // What is logged does not depend on the database: an in-memory SQLite one, on either project.
     const db = openDb(':memory:');
+    const sql = sqliteSql(db);
     const app = createApp({
       config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
-      db,
+      sql,
       logger,
       logDestination: stream,
       clock: systemClock,
-      provider: demoOn(db),
-      core: partnerCore(db, systemClock, { kind: 'assessment' }),
+      provider: await demoOn(sql),
+      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
     });
     await request(app).get('/callbacks/tests?company_id=secret-query').set('Authorization', 'Bearer ptk_not_a_real_token').expect(401);
     const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
@@ -95,15 +98,17 @@ describe('log format', () => {
     const { lines, stream } = capture();
     const logger = createLogger('info', stream, { server: 'partner' });
     logger.info('hello');
+    // What is logged does not depend on the database: an in-memory SQLite one, on either project.
     const db = openDb(':memory:');
+    const sql = sqliteSql(db);
     const app = createApp({
       config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
-      db,
+      sql,
       logger,
       logDestination: stream,
       clock: systemClock,
-      provider: demoOn(db),
-      core: partnerCore(db, systemClock, { kind: 'assessment' }),
+      provider: await demoOn(sql),
+      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
     });
     await request(app).get('/healthz').expect(200);
     db.close();

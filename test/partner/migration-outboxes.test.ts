@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
+import { sqliteSql } from '../../src/lib/sql.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { reportOutbox } from '../../src/partner/reports/outbox.js';
@@ -51,7 +52,7 @@ function databaseAtVersion2(): string {
 }
 
 describe('migration 003: the outboxes find their invitation by row id', () => {
-  it('keeps every e-mail, update and attempt with its id, links each to its invitation, and reads them by report as before', () => {
+  it('keeps every e-mail, update and attempt with its id, links each to its invitation, and reads them by report as before', async () => {
     const db = openDb(databaseAtVersion2());
     expect(db.pragma('user_version', { simple: true })).toBe(3);
     expect(db.prepare('SELECT id, invitation_id, report_id, recipient FROM mail_outbox').all()).toEqual([
@@ -66,12 +67,13 @@ describe('migration 003: the outboxes find their invitation by row id', () => {
     ]);
 
     const clock: Clock = { now: () => Date.parse('2026-11-23T11:00:00.000Z') };
-    const reports = reportOutbox(db, clock);
-    expect(reports.pendingOf(REPORT).map((u) => u.body)).toEqual([{ status: 'completed', score: '80%' }]);
-    expect(reports.attemptsOf(REPORT).map((a) => a.responseStatus)).toEqual([200]);
-    expect(mailOutbox(db, clock).ofReport(REPORT).map((m) => m.id)).toEqual([4]);
+    const sql = sqliteSql(db);
+    const reports = reportOutbox(sql, clock);
+    expect((await reports.pendingOf(REPORT)).map((u) => u.body)).toEqual([{ status: 'completed', score: '80%' }]);
+    expect((await reports.attemptsOf(REPORT)).map((a) => a.responseStatus)).toEqual([200]);
+    expect((await mailOutbox(sql, clock).ofReport(REPORT)).map((m) => m.id)).toEqual([4]);
     // Ids go on after the highest ever handed out, the pruned one included.
-    expect(reports.enqueue(REPORT, { status: 'canceled' })).toBe(13);
+    expect(await sql.transaction((tx) => reports.enqueue(tx, REPORT, { status: 'canceled' }))).toBe(13);
     db.close();
   });
 
@@ -92,12 +94,13 @@ describe('migration 003: the outboxes find their invitation by row id', () => {
     db.close();
   });
 
-  it('refuses to queue for a report it has no invitation for, and stores nothing', () => {
+  it('refuses to queue for a report it has no invitation for, and stores nothing', async () => {
     const db = openDb(databaseAtVersion2());
+    const sql = sqliteSql(db);
     const clock: Clock = { now: () => Date.now() };
     const missing = '00000000-0000-4000-8000-000000000000';
-    expect(() => reportOutbox(db, clock).enqueue(missing, { status: 'canceled' })).toThrow(/No invitation for report/);
-    expect(() => mailOutbox(db, clock).enqueue(missing, 'invitation')).toThrow(/No invitation for report/);
+    await expect(sql.transaction((tx) => reportOutbox(sql, clock).enqueue(tx, missing, { status: 'canceled' }))).rejects.toThrow(/No invitation for report/);
+    await expect(sql.transaction((tx) => mailOutbox(sql, clock).enqueue(tx, missing, 'invitation'))).rejects.toThrow(/No invitation for report/);
     expect(db.prepare('SELECT count(*) AS n FROM report_updates WHERE report_id = ?').get(missing)).toEqual({ n: 0 });
     db.close();
   });

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import { startPartnerProcess as startServer } from '../support/net.js';
 
@@ -13,7 +14,8 @@ describe('the server process', () => {
   let token: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'partner-proc-'));
-    server = startServer({ PORT: '0', DATABASE_PATH: path.join(dir, 'db', 'partner.db'), DEMO_SEED: 'true' });
+    // On a fresh database of the project's engine; the demo token goes next to DATABASE_PATH either way.
+    server = startServer({ PORT: '0', ...(await freshDatabase(dir)), DATABASE_PATH: path.join(dir, 'db', 'partner.db'), DEMO_SEED: 'true' });
     port = await server.port;
     token = readFileSync(path.join(dir, 'db', 'partner.db.demo-token'), 'utf8').trim();
   });

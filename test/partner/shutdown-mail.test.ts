@@ -1,18 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { Agent } from 'undici';
 import { describe, it, type expect } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { assemble } from '../../src/partner/assemble.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
+import { freshDatabase } from '../support/database.js';
 import { startPartnerProcess, type PartnerProcess } from '../support/net.js';
 import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
@@ -28,13 +28,14 @@ const GRACE_SECONDS = 2;
 const ONE_BATCH = 20;
 
 /** `count` started invitations whose e-mails wait in the outbox, to candidate-<n>@example.com. */
-async function seedPendingMail(dbFile: string, count: number): Promise<void> {
-  const db = openDb(dbFile);
+async function seedPendingMail(settings: { DATABASE_PATH: string; DATABASE_URL?: string }, count: number): Promise<void> {
+  const config = loadConfig({ ...settings, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:1' });
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
   const dispatcher = new Agent();
   try {
-    const config = loadConfig({ DATABASE_PATH: dbFile, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:1' });
-    const parts = assemble(config, {
-      db,
+    const parts = await assemble(config, {
+      sql,
       logger: createLogger('silent'),
       clock: systemClock,
       publicUrl: config.publicUrl,
@@ -42,36 +43,39 @@ async function seedPendingMail(dbFile: string, count: number): Promise<void> {
       dispatcher,
       provider: demoProvider(),
     });
-    const { account } = accountStore(db, systemClock).create('Acme');
-    const [test] = addDemoTests(db, systemClock, account.id, ['SQL basics']);
-    db.transaction(() => {
+    const { account } = await accountStore(sql, systemClock).create('Acme');
+    const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['SQL basics']));
+    await sql.transaction(async (tx) => {
       for (let i = 0; i < count; i++) {
         const reportId = `5e1f0c2a-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-        parts.invitations.create({
-          reportId,
-          accountId: account.id,
-          companyId: 3,
-          candidateId: i + 1,
-          testId: String(test!.id),
-          testName: test!.name,
-          firstName: 'Candidate',
-          lastName: String(i),
-          email: `candidate-${i}@example.com`,
-          phone: null,
-          extraInputs: {},
-        });
-        parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`);
+        await parts.invitations.create(
+          {
+            reportId,
+            accountId: account.id,
+            companyId: 3,
+            candidateId: i + 1,
+            testId: String(test!.id),
+            testName: test!.name,
+            firstName: 'Candidate',
+            lastName: String(i),
+            email: `candidate-${i}@example.com`,
+            phone: null,
+            extraInputs: {},
+          },
+          tx,
+        );
+        await parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`, tx);
       }
-    })();
+    });
   } finally {
-    db.close();
+    await database.close();
     await dispatcher.close();
   }
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -95,7 +99,7 @@ type Expect = typeof expect;
  */
 async function pendingMail(expect: Expect, onTestFinished: (fn: () => Promise<void>) => void) {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-shutdown-'));
-  const dbFile = path.join(dir, 'partner.db');
+  const settings = await freshDatabase(dir);
   const sinks: SmtpSink[] = [];
   const servers: PartnerProcess[] = [];
   onTestFinished(async () => {
@@ -103,12 +107,16 @@ async function pendingMail(expect: Expect, onTestFinished: (fn: () => Promise<vo
     await Promise.all(sinks.splice(0).map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   });
-  await seedPendingMail(dbFile, INVITATIONS);
+  await seedPendingMail(settings, INVITATIONS);
+  // A connection of the test's own, to read what the partner processes recorded.
+  const watching = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  onTestFinished(() => watching.close());
+  const { sql } = watching;
 
   const start = (sink: SmtpSink) => {
     const server = startPartnerProcess({
       PORT: '0',
-      DATABASE_PATH: dbFile,
+      ...settings,
       MAIL_TRANSPORT: 'smtp',
       SMTP_URL: sink.url,
       SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
@@ -121,14 +129,7 @@ async function pendingMail(expect: Expect, onTestFinished: (fn: () => Promise<vo
     sinks.push(s);
     return s;
   };
-  const statuses = () => {
-    const db = new Database(dbFile, { readonly: true });
-    try {
-      return db.prepare<[], { recipient: string | null; status: string }>('SELECT recipient, status FROM mail_outbox').all();
-    } finally {
-      db.close();
-    }
-  };
+  const statuses = () => sql.all<{ recipient: string | null; status: string }>('SELECT recipient, status FROM mail_outbox');
 
   /** The e-mails left are sent by the next start; every candidate has had theirs at least once, few twice. */
   async function restartAndDrain(first: SmtpSink): Promise<void> {
@@ -136,7 +137,7 @@ async function pendingMail(expect: Expect, onTestFinished: (fn: () => Promise<vo
     const again = start(fast);
     await again.port;
     await until(() => new Set([...first.recipients, ...fast.recipients]).size === INVITATIONS, 20_000, 'every e-mail to arrive');
-    await until(() => statuses().every((r) => r.status === 'sent'), 5_000, 'every e-mail to be recorded as sent');
+    await until(async () => (await statuses()).every((r) => r.status === 'sent'), 5_000, 'every e-mail to be recorded as sent');
     expect((await terminate(again, 5_000)).code).toBe(0);
     const duplicates = first.recipients.length + fast.recipients.length - INVITATIONS;
     expect(duplicates).toBeGreaterThanOrEqual(0);
@@ -163,7 +164,7 @@ describe.concurrent('shutdown while e-mail is pending', () => {
       expect(server.output()).toContain('"msg":"stopped"');
 
       // Whatever is recorded as sent, the server did receive; most is still pending.
-      const rows = statuses();
+      const rows = await statuses();
       const received = new Set(slow.recipients);
       const sent = rows.filter((r) => r.status === 'sent');
       expect(sent.every((r) => received.has(r.recipient!))).toBe(true);

@@ -13,12 +13,12 @@ describe('invitation starter', () => {
   let h: PartnerHarness;
   let failuresLeft: number;
   let startCalls: string[];
-  beforeEach(() => {
+  beforeEach(async () => {
     failuresLeft = 0;
     startCalls = [];
-    h = partnerHarness({
-      provider: (db): Provider => {
-        const demo = demoOn(db);
+    h = await partnerHarness({
+      provider: async (sql): Promise<Provider> => {
+        const demo = await demoOn(sql);
         return {
           ...demo,
           async startInvitation(invitation) {
@@ -37,27 +37,28 @@ describe('invitation starter', () => {
 
   const starter = (overrides: Partial<Parameters<typeof invitationStarter>[0]> = {}) => {
     const lifecycle = invitationLifecycle({
-      db: h.db,
+      sql: h.sql,
       clock: h.clock,
       kind: 'assessment',
-      reports: reportOutbox(h.db, h.clock),
-      mail: mailOutbox(h.db, h.clock),
+      reports: reportOutbox(h.sql, h.clock),
+      mail: mailOutbox(h.sql, h.clock),
     });
     return invitationStarter({
+      sql: h.sql,
       invitations: h.invitations,
       provider: h.provider,
       clock: h.clock,
       logger: createLogger('silent'),
       random: () => 1,
-      markStarted: (invitation, url) => lifecycle.start(invitation, url),
+      markStarted: (invitation, url, tx) => lifecycle.start(invitation, url, tx),
+      leaseMs: 60_000,
       ...overrides,
     });
   };
-  const row = (id: string) =>
-    h.db.prepare('SELECT started_at, candidate_url, start_attempts, start_error FROM invitations WHERE report_id = ?').get(id) as Record<string, unknown>;
+  const row = async (id: string) => (await h.row('SELECT started_at, candidate_url, start_attempts, start_error FROM invitations WHERE report_id = ?', id))!;
 
   async function sendOne() {
-    const c = h.customer('Acme', ['JS'], 3);
+    const c = await h.customer('Acme', ['JS'], 3);
     const body = candidateBody({ test_id: String(c.testIds[0]) });
     expect((await request(h.app).post('/callbacks/send_candidate').set(bearer(c.token)).send(body)).status).toBe(201);
     return body.report_id;
@@ -65,29 +66,33 @@ describe('invitation starter', () => {
 
   it('when several invitations are due, then their starts are recorded in one transaction, and one that fails to record does not undo the others', async () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
-    const lifecycle = invitationLifecycle({ db: h.db, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.db, h.clock), mail: mailOutbox(h.db, h.clock) });
+    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock) });
     let transactions = 0;
     const { logger, entries } = capturedLogger();
     const s = starter({
       logger,
-      inTransaction: (fn) => {
-        transactions += 1;
-        h.db.transaction(fn)();
+      // The database as the starter sees it, counting the transactions it opens.
+      sql: {
+        ...h.sql,
+        transaction: (fn) => {
+          transactions += 1;
+          return h.sql.transaction(fn);
+        },
       },
-      markStarted: (invitation, url) => {
+      markStarted: async (invitation, url, tx) => {
         if (invitation.reportId === ids[1]) throw new Error('report update refused');
-        lifecycle.start(invitation, url);
+        return lifecycle.start(invitation, url, tx);
       },
     });
 
     expect(await s.runOnce()).toBe(3);
 
     expect(transactions).toBe(1);
-    expect(row(ids[0]!).started_at).not.toBeNull();
-    expect(row(ids[2]!).started_at).not.toBeNull();
-    expect(row(ids[1]!)).toMatchObject({ started_at: null, start_attempts: 1, start_error: 'report update refused' });
+    expect((await row(ids[0]!)).started_at).not.toBeNull();
+    expect((await row(ids[2]!)).started_at).not.toBeNull();
+    expect(await row(ids[1]!)).toMatchObject({ started_at: null, start_attempts: 1, start_error: 'report update refused' });
     // The recorded starts queued their e-mails; the failed one queued nothing.
-    const mails = h.db.prepare('SELECT report_id FROM mail_outbox ORDER BY id').pluck().all();
+    const mails = (await h.rows('SELECT report_id FROM mail_outbox ORDER BY id')).map((m) => m.report_id);
     expect(mails).toEqual([ids[0], ids[2]]);
     // One line for the batch's starts, naming each; the failure has a line of its own.
     expect(entries().map((e) => [e.level, e.msg, e.reportIds ?? e.reportId])).toEqual([
@@ -103,7 +108,7 @@ describe('invitation starter', () => {
       provider: {
         ...h.provider,
         async startInvitation(invitation) {
-          if (invitation.reportId === ids[2]) recordedBeforeLastCall.push(row(ids[0]!).started_at !== null);
+          if (invitation.reportId === ids[2]) recordedBeforeLastCall.push((await row(ids[0]!)).started_at !== null);
           await new Promise((resolve) => setTimeout(resolve, 120));
           return { candidateUrl: `http://partner.test/take/${invitation.reportId}` };
         },
@@ -113,16 +118,16 @@ describe('invitation starter', () => {
     await s.runOnce();
 
     expect(recordedBeforeLastCall).toEqual([true]);
-    for (const id of ids) expect(row(id).started_at).not.toBeNull();
+    for (const id of ids) expect((await row(id)).started_at).not.toBeNull();
   });
 
   it('when an invitation was stored and the process restarted before it started, then the next run starts it once', async () => {
     const id = await sendOne();
-    expect(row(id).started_at).toBeNull();
+    expect((await row(id)).started_at).toBeNull();
     // A new starter, as after a restart: it finds the invitation in the table.
     expect(await starter().runOnce()).toBe(1);
-    expect(row(id)).toMatchObject({ candidate_url: `http://partner.test/take/${id}`, start_error: null });
-    expect(row(id).started_at).not.toBeNull();
+    expect(await row(id)).toMatchObject({ candidate_url: `http://partner.test/take/${id}`, start_error: null });
+    expect((await row(id)).started_at).not.toBeNull();
     expect(await starter().runOnce()).toBe(0);
     expect(startCalls).toEqual([id]);
   });
@@ -132,22 +137,22 @@ describe('invitation starter', () => {
     failuresLeft = 2;
     const s = starter();
     await s.runOnce();
-    expect(row(id)).toMatchObject({ start_attempts: 1, start_error: 'vendor API unavailable', started_at: null });
+    expect(await row(id)).toMatchObject({ start_attempts: 1, start_error: 'vendor API unavailable', started_at: null });
     expect(await s.runOnce()).toBe(0); // not due yet
     h.clock.advance(10_000);
     await s.runOnce();
-    expect(row(id)).toMatchObject({ start_attempts: 2, started_at: null });
+    expect(await row(id)).toMatchObject({ start_attempts: 2, started_at: null });
     h.clock.advance(19_999);
     expect(await s.runOnce()).toBe(0); // the second backoff is twice the first
     h.clock.advance(1);
     await s.runOnce();
-    expect(row(id).started_at).not.toBeNull();
+    expect((await row(id)).started_at).not.toBeNull();
     expect(startCalls).toEqual([id, id, id]);
   });
 
   it('when an invitation is canceled before it started, then it is never started', async () => {
     const id = await sendOne();
-    arrangeStatus(h.db, id, 'canceled');
+    await arrangeStatus(h.sql, id, 'canceled');
     expect(await starter().runOnce()).toBe(0);
     expect(startCalls).toEqual([]);
   });

@@ -7,12 +7,12 @@ import { bearer, candidateBody, demoOn, partnerHarness, type PartnerHarness } fr
 /** Account A's token must never read or change B's data, and must learn nothing about it. */
 describe('tenant isolation', () => {
   let h: PartnerHarness;
-  let a: ReturnType<PartnerHarness['customer']>;
-  let b: ReturnType<PartnerHarness['customer']>;
-  beforeEach(() => {
-    h = partnerHarness();
-    a = h.customer('A', ['A test'], 3);
-    b = h.customer('B', ['B secret test'], 4);
+  let a: Awaited<ReturnType<PartnerHarness['customer']>>;
+  let b: Awaited<ReturnType<PartnerHarness['customer']>>;
+  beforeEach(async () => {
+    h = await partnerHarness();
+    a = await h.customer('A', ['A test'], 3);
+    b = await h.customer('B', ['B secret test'], 4);
   });
   afterEach(() => h.close());
 
@@ -32,7 +32,7 @@ describe('tenant isolation', () => {
       .send(candidateBody({ test_id: '987654' }));
     expect(toB.status).toBe(422);
     expect({ status: toB.status, body: toB.body }).toEqual({ status: toNothing.status, body: toNothing.body });
-    expect(h.db.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 0 });
+    expect(await h.row('SELECT count(*) AS n FROM invitations')).toEqual({ n: 0 });
   });
 
   it("when A cancels B's report, then the answer is the same as for an unknown report and B's report stays sent", async () => {
@@ -44,13 +44,13 @@ describe('tenant isolation', () => {
       .set(bearer(a.token));
     expect({ status: onB.status, body: onB.body }).toEqual({ status: onNothing.status, body: onNothing.body });
     expect(onB.status).toBe(404);
-    expect(h.invitations.find(b.accountId, bReport.report_id)?.status).toBe('sent');
+    expect((await h.invitations.find(b.accountId, bReport.report_id))?.status).toBe('sent');
   });
 
   it("when A posts validate_token for B's company, then B's binding is untouched", async () => {
     const res = await request(h.app).post('/callbacks/validate_token').set(bearer(a.token)).send({ company_id: 4 });
     expect(res.status).toBe(403);
-    const rows = h.db.prepare('SELECT id, company_id FROM accounts ORDER BY id').all();
+    const rows = await h.rows('SELECT id, company_id FROM accounts ORDER BY id');
     expect(rows).toEqual([
       { id: a.accountId, company_id: 3 },
       { id: b.accountId, company_id: 4 },
@@ -60,9 +60,9 @@ describe('tenant isolation', () => {
 
 describe("another account's key id", () => {
   it('when a token carries a real account’s key id with a secret of its own and a checksum that matches, then it answers 401', async () => {
-    const h = partnerHarness();
+    const h = await partnerHarness();
     try {
-      const victim = h.customer('Victim', ['JS'], 3);
+      const victim = await h.customer('Victim', ['JS'], 3);
       // The key id is not secret (it finds the row) and the checksum is a public CRC: anyone can
       // build a well-formed token around a key id they saw. Only the secret part proves anything.
       const keyId = victim.token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + 12);
@@ -70,9 +70,9 @@ describe("another account's key id", () => {
       expect(forged).not.toBe(victim.token);
       const res = await request(h.app).get('/callbacks/tests').set(bearer(forged));
       expect(res.status).toBe(401);
-      expect(h.accounts.authenticate(forged)).toBeUndefined();
+      expect(await h.accounts.authenticate(forged)).toBeUndefined();
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });
@@ -80,16 +80,16 @@ describe("another account's key id", () => {
 describe('report ids across accounts', () => {
   it('when another account sends a report_id already used, with the same candidate and a test id both catalogs share, then it answers 409 and keeps the first', async () => {
     // A vendor whose catalog is the same for every customer: test ids are not per account.
-    const h = partnerHarness({
-      provider: (db) => {
-        const demo = demoOn(db);
+    const h = await partnerHarness({
+      provider: async (sql) => {
+        const demo = await demoOn(sql);
         const shared = { id: 'js-basics', name: 'JavaScript basics' };
         return { ...demo, listTests: async () => [shared], findTest: async (_account, id) => (id === shared.id ? shared : undefined) };
       },
     });
     try {
-      const a = h.customer('A', [], 3);
-      const b = h.customer('B', [], 4);
+      const a = await h.customer('A', [], 3);
+      const b = await h.customer('B', [], 4);
       const body = candidateBody({ company_id: 3, test_id: 'js-basics' });
       expect((await request(h.app).post('/callbacks/send_candidate').set(bearer(a.token)).send(body)).status).toBe(201);
       const fromB = await request(h.app)
@@ -97,10 +97,10 @@ describe('report ids across accounts', () => {
         .set(bearer(b.token))
         .send({ ...body, company_id: 4 });
       expect(fromB.status).toBe(409);
-      expect(h.invitations.find(a.accountId, body.report_id)).toBeDefined();
-      expect(h.invitations.find(b.accountId, body.report_id)).toBeUndefined();
+      expect(await h.invitations.find(a.accountId, body.report_id)).toBeDefined();
+      expect(await h.invitations.find(b.accountId, body.report_id)).toBeUndefined();
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });

@@ -1,13 +1,15 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import request from 'supertest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { issueToken, parseToken, TOKEN_PREFIX } from '../../src/partner/accounts/tokens.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import { sqliteSql } from '../../src/lib/sql.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { bearer, countTokenLookups, partnerHarness } from '../support/partner.js';
+import { ON_POSTGRES } from '../support/database.js';
+import { bearer, countTokenLookups, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 describe('customer tokens', () => {
   it('when a token is issued, then it has the prefix, at least 160 random bits and a valid checksum', () => {
@@ -26,25 +28,26 @@ describe('customer tokens', () => {
     }
   });
 
-  it('when a token has the right shape but a wrong checksum, then it is refused without looking it up in the database', () => {
-    const h = partnerHarness();
+  // Counts the statements run on the SQLite connection (a spy on its prepare): SQLite only.
+  it.skipIf(ON_POSTGRES)('when a token has the right shape but a wrong checksum, then it is refused without looking it up in the database', async () => {
+    const h = await partnerHarness();
     try {
-      const c = h.customer('Acme');
+      const c = await h.customer('Acme');
       // A store whose statements report each run, as the server's own store (same database).
       const lookups = countTokenLookups(h.db);
-      const accounts = accountStore(h.db, h.clock);
+      const accounts = accountStore(sqliteSql(h.db), h.clock);
       const unknown = issueToken().token;
       // The key id and secret of a real account, with a mistyped checksum.
       const mistyped = c.token.slice(0, -6) + (c.token.slice(-6) === '000000' ? '000001' : '000000');
 
-      expect(accounts.authenticate(c.token)?.id).toBe(c.accountId);
-      expect(accounts.authenticate(unknown)).toBeUndefined();
+      expect((await accounts.authenticate(c.token))?.id).toBe(c.accountId);
+      expect(await accounts.authenticate(unknown)).toBeUndefined();
       expect(lookups.count).toBe(2); // the counter sees the lookups a good checksum leads to
-      expect(accounts.authenticate(mistyped)).toBeUndefined();
-      expect(accounts.authenticate('ptk_' + 'x'.repeat(50))).toBeUndefined();
+      expect(await accounts.authenticate(mistyped)).toBeUndefined();
+      expect(await accounts.authenticate('ptk_' + 'x'.repeat(50))).toBeUndefined();
       expect(lookups.count).toBe(2);
     } finally {
-      h.close();
+      await h.close();
     }
   });
 
@@ -53,12 +56,14 @@ describe('customer tokens', () => {
     expect(seen.size).toBe(2000);
   });
 
-  it('when tokens are issued and used, then no plaintext token is anywhere in the database files', async () => {
-    const h = partnerHarness();
+  // Reads the SQLite database's files (after a WAL checkpoint): SQLite only.
+  it.skipIf(ON_POSTGRES)('when tokens are issued and used, then no plaintext token is anywhere in the database files', async () => {
+    const h = await partnerHarness();
     try {
-      const tokens = Array.from({ length: 5 }, (_, i) => h.customer(`Customer ${i}`).token);
-      tokens.push(h.accounts.issueToken(1)!);
-      for (const t of tokens) expect(h.accounts.authenticate(t)).toBeDefined();
+      const tokens: string[] = [];
+      for (let i = 0; i < 5; i++) tokens.push((await h.customer(`Customer ${i}`)).token);
+      tokens.push((await h.accounts.issueToken(1))!);
+      for (const t of tokens) expect(await h.accounts.authenticate(t)).toBeDefined();
       h.db.pragma('wal_checkpoint(TRUNCATE)');
       const dir = path.dirname(h.dbFile);
       const bytes = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)).toString('latin1'));
@@ -70,55 +75,63 @@ describe('customer tokens', () => {
         }
       }
     } finally {
-      h.close();
+      await h.close();
     }
   });
 
-  it('when an account rotates tokens, then the old one works until revoked and revocation covers all', () => {
-    const h = partnerHarness();
+  it('when an account rotates tokens, then the old one works until revoked and revocation covers all', async () => {
+    const h = await partnerHarness();
     try {
-      const c = h.customer('Acme');
-      const second = h.accounts.issueToken(c.accountId)!;
-      expect(h.accounts.authenticate(c.token)?.id).toBe(c.accountId);
-      expect(h.accounts.authenticate(second)?.id).toBe(c.accountId);
-      expect(h.accounts.revokeTokens(c.accountId)).toBe(2);
-      expect(h.accounts.authenticate(c.token)).toBeUndefined();
-      expect(h.accounts.authenticate(second)).toBeUndefined();
+      const c = await h.customer('Acme');
+      const second = (await h.accounts.issueToken(c.accountId))!;
+      expect((await h.accounts.authenticate(c.token))?.id).toBe(c.accountId);
+      expect((await h.accounts.authenticate(second))?.id).toBe(c.accountId);
+      expect(await h.accounts.revokeTokens(c.accountId)).toBe(2);
+      expect(await h.accounts.authenticate(c.token)).toBeUndefined();
+      expect(await h.accounts.authenticate(second)).toBeUndefined();
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });
 
 describe('changes made by another process while the server runs', () => {
   it('when the CLI revokes a token the server has just accepted, then the very next call is refused', async () => {
-    const h = partnerHarness();
+    const h = await partnerHarness();
     try {
-      const c = h.customer('Acme', ['JS'], 3);
+      const c = await h.customer('Acme', ['JS'], 3);
       expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).status).toBe(200);
       // Another connection, as the accounts CLI in its own process has.
-      const other = openDb(h.dbFile);
-      accountStore(other, systemClock).revokeTokens(c.accountId);
-      other.close();
+      const other = await secondConnection(h);
+      await accountStore(other.sql, systemClock).revokeTokens(c.accountId);
+      await other.close();
       expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).status).toBe(401);
     } finally {
-      h.close();
+      await h.close();
     }
   });
 
   it('when tests are added to a catalog the server has listed, then the next listing shows them', async () => {
-    const h = partnerHarness();
+    const h = await partnerHarness();
     try {
-      const c = h.customer('Acme', ['JS'], 3);
+      const c = await h.customer('Acme', ['JS'], 3);
       expect((await request(h.app).get('/callbacks/tests').set(bearer(c.token))).body).toHaveLength(1);
-      const other = openDb(h.dbFile);
-      addDemoTests(other, systemClock, c.accountId, ['Go']);
-      other.close();
+      const other = await secondConnection(h);
+      await other.sql.transaction((tx) => addDemoTests(tx, systemClock, c.accountId, ['Go']));
+      await other.close();
       const res = await request(h.app).get('/callbacks/tests').set(bearer(c.token));
       expect(res.body.map((t: { name: string }) => t.name)).toEqual(['JS', 'Go']);
     } finally {
-      h.close();
+      await h.close();
     }
   });
 });
+
+/** A connection of its own to the harness's database, as another process has: the same SQLite file, or the same PostgreSQL database. */
+async function secondConnection(h: PartnerHarness): Promise<PartnerDatabase> {
+  if (!ON_POSTGRES) return openPartnerDatabase({ databasePath: h.dbFile });
+  const url = new URL(inject('postgresUrl'));
+  url.pathname = `/${(await h.row('SELECT current_database() AS name'))!.name as string}`;
+  return openPartnerDatabase({ databasePath: h.dbFile, databaseUrl: url.toString() });
+}
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import { isoAt } from '../../src/lib/clock.js';
-import type { Db } from '../../src/lib/db.js';
+import { sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { reportOutbox } from '../../src/partner/reports/outbox.js';
@@ -20,34 +20,37 @@ const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const clock: Clock = { now: () => NOW };
 
 /**
- * A partner database that remembers the SQL prepared on it, and the plan of the one statement
- * whose text matches `pattern`, step by step.
+ * A partner database (`sql` over SQLite's `db`) that remembers the SQL prepared on it, and the plan
+ * of the one statement whose text matches `pattern`, step by step: of the rows a DELETE reads, and
+ * of the SELECT that picks the rows a claim (UPDATE … WHERE id IN (SELECT …) RETURNING) takes.
  */
 function recordingDb() {
   const db = openDb(':memory:');
   const sources: string[] = [];
   const prepare = db.prepare.bind(db);
   db.prepare = ((source: string) => (sources.push(source), prepare(source))) as typeof db.prepare;
+  const explainable = (source: string) =>
+    /WHERE id IN \((SELECT [\s\S]*)\)\s*RETURNING/.exec(source)?.[1] ?? source.replace(/^DELETE FROM/, 'SELECT * FROM');
   const planOf = (pattern: RegExp, ...params: unknown[]): string => {
     const matching = [...new Set(sources.filter((source) => pattern.test(source)))];
     expect(matching).toHaveLength(1);
-    return prepare(`EXPLAIN QUERY PLAN ${matching[0]!.replace(/^DELETE FROM/, 'SELECT * FROM')}`)
+    return prepare(`EXPLAIN QUERY PLAN ${explainable(matching[0]!)}`)
       .all(...params)
       .map((step) => (step as { detail: string }).detail)
       .join('\n');
   };
-  return { db, planOf };
+  return { db, sql: sqliteSql(db), planOf };
 }
 
 /** `n` invitations, each with one report update queued, all due now; returns the report ids in order. */
-function backlog(db: Db, n: number): string[] {
-  const invitations = invitationStore(db, clock);
-  const reports = reportOutbox(db, clock);
+async function backlog(sql: Sql, n: number): Promise<string[]> {
+  const invitations = invitationStore(sql, clock);
+  const reports = reportOutbox(sql, clock);
   const ids = Array.from({ length: n }, () => randomUUID());
-  db.prepare(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, ?)`).run(isoAt(NOW));
-  db.transaction(() => {
-    ids.forEach((reportId, i) => {
-      invitations.create({
+  await sql.run(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, $1)`, [isoAt(NOW)]);
+  await sql.transaction(async (tx) => {
+    for (const [i, reportId] of ids.entries()) {
+      await invitations.create({
         reportId,
         accountId: 1,
         companyId: 1,
@@ -59,29 +62,33 @@ function backlog(db: Db, n: number): string[] {
         email: `ada${i}@example.com`,
         phone: null,
         extraInputs: {},
-      });
-      reports.enqueue(reportId, { urls: { show: `http://127.0.0.1:3000/results?r=${i}` } });
-    });
-  })();
+      }, tx);
+      await reports.enqueue(tx, reportId, { urls: { show: `http://127.0.0.1:3000/results?r=${i}` } });
+    }
+  });
   return ids;
 }
 
 describe('the report updates queue with a backlog of 20,000', () => {
-  it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', { timeout: 20_000 }, () => {
-    const { db, planOf } = recordingDb();
-    const ids = backlog(db, 20_000);
-    const reports = reportOutbox(db, clock);
+  it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', { timeout: 20_000 }, async () => {
+    const { db, sql, planOf } = recordingDb();
+    const ids = await backlog(sql, 20_000);
+    const reports = reportOutbox(sql, clock);
     // A second update for each of the first 100 reports, made due an hour earlier than everything
     // else: it still waits behind its report's first one.
-    db.transaction(() => ids.slice(0, 100).forEach((id) => reports.enqueue(id, { status: 'completed', score: '80%' })))();
+    await sql.transaction(async (tx) => {
+      for (const id of ids.slice(0, 100)) await reports.enqueue(tx, id, { status: 'completed', score: '80%' });
+    });
     db.prepare(`UPDATE report_updates SET next_attempt_at = ? WHERE body LIKE '%completed%'`).run(isoAt(NOW - 3_600_000));
 
-    const heads = reports.dueHeads(20);
+    // (On SQLite a claim holds nothing past now: the heads stay due at NOW.)
+    const heads = await reports.claimDueHeads(20, 60_000);
     expect(heads.map((u) => u.reportId)).toEqual(ids.slice(0, 20));
     expect(heads.every((u) => 'urls' in u.body)).toBe(true);
-    expect(reports.nextDueAt()).toBe(isoAt(NOW));
+    expect(await reports.nextDueAt()).toBe(isoAt(NOW));
 
-    // Walked in the due index's order, each checked against its own report's earlier updates only.
+    // Walked in the due index's order, each checked against its own report's earlier updates only
+    // (the claim's SELECT, which picks the heads).
     for (const plan of [planOf(/ORDER BY u\.next_attempt_at/, isoAt(NOW), 20), planOf(/SELECT min\(u\.next_attempt_at\)/)]) {
       expect(plan).toMatch(/SEARCH u USING INDEX report_updates_due/);
       expect(plan).toMatch(/SEARCH p USING INDEX report_updates_by_invitation \(invitation_id=\? AND id<\?\)/);
@@ -89,9 +96,9 @@ describe('the report updates queue with a backlog of 20,000', () => {
     }
   });
 
-  it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', { timeout: 20_000 }, () => {
-    const { db, planOf } = recordingDb();
-    backlog(db, 25_000);
+  it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', { timeout: 20_000 }, async () => {
+    const { db, sql, planOf } = recordingDb();
+    await backlog(sql, 25_000);
     const old = isoAt(NOW - 31 * 86_400_000);
     // The first 20,000 were delivered a month ago; the last 5,000 gave up (dead letters), with a
     // delivered update of theirs from a month ago too.
@@ -102,7 +109,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
        SELECT invitation_id, report_id, body, 'delivered', next_attempt_at, give_up_at, created_at, ? FROM report_updates WHERE status = 'dead'`,
     ).run(old);
 
-    expect(reportOutbox(db, clock).prune(30 * 86_400_000)).toBe(20_000);
+    expect(await reportOutbox(sql, clock).prune(30 * 86_400_000)).toBe(20_000);
     const left = db.prepare<[], { status: string; n: number }>('SELECT status, count(*) AS n FROM report_updates GROUP BY status ORDER BY status').all();
     expect(left).toEqual([
       { status: 'dead', n: 5_000 },
@@ -116,9 +123,9 @@ describe('the report updates queue with a backlog of 20,000', () => {
 });
 
 describe('the webhook inbox with 50,000 events handled', () => {
-  it('finds the few still pending through the due index, in event order, without reading the handled ones', () => {
-    const { db, planOf } = recordingDb();
-    const inbox = webhookInbox(db, clock);
+  it('finds the few still pending through the due index, in event order, without reading the handled ones', async () => {
+    const { db, sql, planOf } = recordingDb();
+    const inbox = webhookInbox(sql, clock);
     const insert = db.prepare(
       `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count, payload, status, next_attempt_at, received_at)
        VALUES (?, ?, 'candidate', 'created', ?, 1, '{}', ?, ?, ?)`,
@@ -128,7 +135,7 @@ describe('the webhook inbox with 50,000 events handled', () => {
       for (let i = 1; i <= 50_000; i++) insert.run(i, 1 + (i % 2), at, i > 49_990 ? 'pending' : 'handled', at, at);
     })();
 
-    expect(inbox.due(20).map((e) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => 49_991 + i));
+    expect((await inbox.due(20)).map((e) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => 49_991 + i));
     const plan = planOf(/FROM webhook_inbox\b[\s\S]*next_attempt_at <= \?/, isoAt(NOW), 20);
     expect(plan).toMatch(/SEARCH webhook_inbox USING INDEX webhook_inbox_due/);
     expect(plan).not.toMatch(/\bSCAN webhook_inbox\b/);
@@ -136,20 +143,20 @@ describe('the webhook inbox with 50,000 events handled', () => {
 });
 
 describe('the dashboard\'s lists of report updates among 20,000', () => {
-  it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', { timeout: 20_000 }, () => {
-    const { db, planOf } = recordingDb();
-    const ids = backlog(db, 20_000);
+  it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', { timeout: 20_000 }, async () => {
+    const { db, sql, planOf } = recordingDb();
+    const ids = await backlog(sql, 20_000);
     db.prepare(`UPDATE report_updates SET status = 'delivered'`).run();
     db.prepare(`UPDATE report_updates SET status = 'dead' WHERE id IN (10, 5000, 15000)`).run();
-    const reports = reportOutbox(db, clock);
+    const reports = reportOutbox(sql, clock);
 
-    expect(reports.recent({ status: 'dead' }).map((u) => u.id)).toEqual([15000, 5000, 10]);
-    expect(reports.recent({ limit: 2 }).map((u) => u.id)).toEqual([20000, 19999]);
-    expect(reports.recent({ reportId: ids[9]!, status: 'dead' }).map((u) => u.id)).toEqual([10]);
-    expect(reports.recent({ reportId: ids[9]!, status: 'delivered' })).toEqual([]);
+    expect((await reports.recent({ status: 'dead' })).map((u) => u.id)).toEqual([15000, 5000, 10]);
+    expect((await reports.recent({ limit: 2 })).map((u) => u.id)).toEqual([20000, 19999]);
+    expect((await reports.recent({ reportId: ids[9]!, status: 'dead' })).map((u) => u.id)).toEqual([10]);
+    expect(await reports.recent({ reportId: ids[9]!, status: 'delivered' })).toEqual([]);
 
     expect(planOf(/WHERE status = \? ORDER BY id DESC/, 'dead', 100)).toMatch(/SEARCH report_updates USING INDEX report_updates_by_status \(status=\?\)/);
-    expect(planOf(/report_id = @reportId\)\s+AND \(@status IS NULL/, { reportId: ids[9]!, status: 'dead', limit: 100 })).toMatch(
+    expect(planOf(/report_id = \?\) AND status = \? ORDER BY id DESC/, ids[9]!, 'dead', 100)).toMatch(
       /SEARCH report_updates USING INDEX report_updates_by_invitation \(invitation_id=\?\)/,
     );
   });

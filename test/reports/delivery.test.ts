@@ -4,6 +4,7 @@ import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
 import { ADMIN } from '../invitations/support.js';
+import { eventually } from '../support/eventually.js';
 import { ACME, attemptRanges, CANDIDATES, deliveryWorld, type DeliveryWorld } from './support.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -51,7 +52,7 @@ describe('report delivery to the platform', () => {
     const show = await world.partner.http().get(new URL(done.urls.show!).pathname + new URL(done.urls.show!).search);
     expect(show.status).toBe(200);
     expect(show.text).toContain('100%');
-    expect(world.partner.rows('SELECT status, attempts FROM report_updates ORDER BY id')).toEqual([
+    expect(await world.partner.rows('SELECT status, attempts FROM report_updates ORDER BY id')).toEqual([
       { status: 'delivered', attempts: 1 },
       { status: 'delivered', attempts: 1 },
     ]);
@@ -64,7 +65,7 @@ describe('report delivery to the platform', () => {
     const t0 = world.partner.clock.now();
     const rounds = await world.partner.deliverUntilIdle();
     expect(rounds).toEqual([t0, t0 + 10 * SECOND, t0 + 30 * SECOND]);
-    expect(world.partner.reports.attemptsOf(reportId).map((a) => [a.responseStatus, a.outcome, a.nextAttemptAt])).toEqual([
+    expect((await world.partner.reports.attemptsOf(reportId)).map((a) => [a.responseStatus, a.outcome, a.nextAttemptAt])).toEqual([
       [500, 'retry', iso(t0 + 10 * SECOND)],
       [500, 'retry', iso(t0 + 30 * SECOND)],
       [200, 'delivered', null],
@@ -79,7 +80,7 @@ describe('report delivery to the platform', () => {
     await world.fault({ status: 429 });
     const t0 = world.partner.clock.now();
     expect(await world.partner.deliverUntilIdle()).toEqual([t0, t0 + 10 * SECOND]);
-    expect(attemptRanges(world, reportId).map((r) => r[2])).toEqual(['retry', 'delivered']);
+    expect((await attemptRanges(world, reportId)).map((r) => r[2])).toEqual(['retry', 'delivered']);
   });
 
   it('when the platform answers 429 with Retry-After (seconds, then an HTTP date), then the next attempts wait exactly that long', async () => {
@@ -101,7 +102,7 @@ describe('report delivery to the platform', () => {
     const reportId = await sentAndStarted(world);
     await world.fault({ delayMs: 1500 });
     await world.partner.deliverUntilIdle();
-    const attempts = world.partner.reports.attemptsOf(reportId);
+    const attempts = await world.partner.reports.attemptsOf(reportId);
     expect(attempts.map((a) => a.outcome)).toEqual(['retry', 'delivered']);
     expect(attempts[0]!.error).toMatch(/UND_ERR_HEADERS_TIMEOUT|timed out/);
     expect(attempts[0]!.durationMs).toBeLessThan(1500);
@@ -113,7 +114,7 @@ describe('report delivery to the platform', () => {
     const reportId = await sentAndStarted(world);
     await world.fault({ drop: true });
     await world.partner.deliverUntilIdle();
-    const attempts = world.partner.reports.attemptsOf(reportId);
+    const attempts = await world.partner.reports.attemptsOf(reportId);
     expect(attempts.map((a) => [a.responseStatus, a.outcome])).toEqual([
       [null, 'retry'],
       [200, 'delivered'],
@@ -125,7 +126,7 @@ describe('report delivery to the platform', () => {
     world = await deliveryWorld({ platformUrl: () => 'http://127.0.0.1:9' });
     const reportId = await sentAndStarted(world);
     expect(await world.partner.worker.runOnce()).toMatchObject({ retried: 1, dead: 0 });
-    expect(world.partner.reports.attemptsOf(reportId)[0]!.error).toMatch(/ECONNREFUSED/);
+    expect((await world.partner.reports.attemptsOf(reportId))[0]!.error).toMatch(/ECONNREFUSED/);
   });
 
   describe('dead letters at once', () => {
@@ -134,7 +135,7 @@ describe('report delivery to the platform', () => {
       const reportId = await sentAndStarted(world);
       const rounds = await world.partner.deliverUntilIdle();
       expect(rounds).toHaveLength(1);
-      expect(world.partner.row('SELECT status, attempts, last_status, last_error FROM report_updates')).toEqual({
+      expect(await world.partner.row('SELECT status, attempts, last_status, last_error FROM report_updates')).toEqual({
         status: 'dead',
         attempts: 1,
         last_status: 401,
@@ -163,7 +164,7 @@ describe('report delivery to the platform', () => {
       expect(res.status).toBe(201);
       await world.partner.startAndMail();
       await world.partner.deliverUntilIdle();
-      expect(world.partner.row('SELECT status, last_status FROM report_updates')).toEqual({ status: 'dead', last_status: 404 });
+      expect(await world.partner.row('SELECT status, last_status FROM report_updates')).toEqual({ status: 'dead', last_status: 404 });
     });
 
     it('when the platform refuses the update (422), then a dead letter, and the report\'s next update still goes', async () => {
@@ -171,10 +172,10 @@ describe('report delivery to the platform', () => {
       const reportId = await sentAndStarted(world);
       await world.fault({ status: 422 });
       await world.partner.deliverUntilIdle();
-      expect(world.partner.rows('SELECT status FROM report_updates')).toEqual([{ status: 'dead' }]);
+      expect(await world.partner.rows('SELECT status FROM report_updates')).toEqual([{ status: 'dead' }]);
       await world.takeTest(reportId);
       await world.partner.deliverUntilIdle();
-      expect(world.partner.rows('SELECT status FROM report_updates ORDER BY id')).toEqual([{ status: 'dead' }, { status: 'delivered' }]);
+      expect(await world.partner.rows('SELECT status FROM report_updates ORDER BY id')).toEqual([{ status: 'dead' }, { status: 'delivered' }]);
       expect((await world.report(reportId)).status).toBe('completed');
     });
   });
@@ -190,15 +191,15 @@ describe('report delivery to the platform', () => {
     // Backoff capped at an hour: 10 s … 1 h, then hourly until the give-up time.
     const gaps = rounds.slice(1).map((t, i) => t - rounds[i]!);
     expect(Math.max(...gaps)).toBe(DELIVERY_RETRY.maxMs);
-    const row = world.partner.row('SELECT status, attempts, last_error FROM report_updates')!;
+    const row = (await world.partner.row('SELECT status, attempts, last_error FROM report_updates'))!;
     expect(row).toMatchObject({ status: 'dead', attempts: rounds.length });
     expect(row.last_error).toMatch(/^gave up after retrying since .*: HTTP 503/);
 
     await request(world.mock.url).delete('/_mock/faults').expect(204);
-    const id = world.partner.row('SELECT id FROM report_updates')!.id as number;
-    expect(world.partner.reports.retryNow(id)).toBe(true);
+    const id = (await world.partner.row('SELECT id FROM report_updates'))!.id as number;
+    expect(await world.partner.reports.retryNow(id)).toBe(true);
     await world.partner.deliverUntilIdle();
-    expect(world.partner.row('SELECT status FROM report_updates')).toEqual({ status: 'delivered' });
+    expect(await world.partner.row('SELECT status FROM report_updates')).toEqual({ status: 'delivered' });
     expect((await world.report(reportId)).urls.show).toBeDefined();
   });
 
@@ -207,7 +208,7 @@ describe('report delivery to the platform', () => {
     await sentAndStarted(world);
     expect(await world.partner.worker.runOnce()).toMatchObject({ delivered: 0, waiting: expect.stringContaining('PARTNER_SECRET') });
     expect(await world.calls()).toEqual([]);
-    expect(world.partner.row('SELECT status, attempts FROM report_updates')).toEqual({ status: 'pending', attempts: 0 });
+    expect(await world.partner.row('SELECT status, attempts FROM report_updates')).toEqual({ status: 'pending', attempts: 0 });
   });
 
   it('when the worker is restarted between attempts, then the new process resumes the schedule from the database', async () => {
@@ -216,12 +217,12 @@ describe('report delivery to the platform', () => {
     await world.fault({ status: 500 });
     const t0 = world.partner.clock.now();
     await world.partner.worker.runOnce();
-    expect(world.partner.row('SELECT next_attempt_at FROM report_updates')).toEqual({ next_attempt_at: iso(t0 + 10 * SECOND) });
+    expect(await world.partner.row('SELECT next_attempt_at FROM report_updates')).toEqual({ next_attempt_at: iso(t0 + 10 * SECOND) });
 
     const { partner } = world;
     await partner.close({ keepFiles: true });
     const { flowHarness } = await import('../invitations/support.js');
-    const restarted = await flowHarness({ dbFile: partner.dbFile, platform: { url: world.mock.url, codename: partner.config.platform.codename, secret: world.secret() } });
+    const restarted = await flowHarness({ database: partner.database, platform: { url: world.mock.url, codename: partner.config.platform.codename, secret: world.secret() } });
     try {
       restarted.clock.set(t0 + 9 * SECOND);
       expect(await restarted.worker.runOnce()).toMatchObject({ delivered: 0, retried: 0 });
@@ -246,14 +247,14 @@ describe('the delivery log', () => {
 
     world.partner.clock.advance(29 * 86_400_000);
     await world.partner.worker.runOnce();
-    expect(world.partner.reports.ofReport(delivered)).toHaveLength(1);
+    expect(await world.partner.reports.ofReport(delivered)).toHaveLength(1);
 
     world.partner.clock.advance(2 * 86_400_000);
     await world.partner.worker.runOnce();
-    expect(world.partner.reports.ofReport(delivered)).toEqual([]);
-    expect(world.partner.reports.attemptsOf(delivered)).toEqual([]);
-    expect(world.partner.reports.ofReport(dead).map((u) => u.status)).toEqual(['dead']);
-    expect(world.partner.reports.attemptsOf(dead)).toHaveLength(1);
+    expect(await world.partner.reports.ofReport(delivered)).toEqual([]);
+    expect(await world.partner.reports.attemptsOf(delivered)).toEqual([]);
+    expect((await world.partner.reports.ofReport(dead)).map((u) => u.status)).toEqual(['dead']);
+    expect(await world.partner.reports.attemptsOf(dead)).toHaveLength(1);
   });
 });
 
@@ -266,12 +267,12 @@ describe('order of a report\'s updates', () => {
     await world.takeTest(reportId); // completion queued behind it
     await world.partner.deliverUntilIdle();
 
-    expect(attemptRanges(world, reportId)).toEqual([
+    expect(await attemptRanges(world, reportId)).toEqual([
       [1, 1, 'retry'],
       [1, 2, 'delivered'],
     ]);
     // What the partner sent (the faulted call is answered before the platform reads its body).
-    const bodies = world.partner.reports.attemptsOf(reportId).map((a) => JSON.parse(a.requestBody));
+    const bodies = (await world.partner.reports.attemptsOf(reportId)).map((a) => JSON.parse(a.requestBody));
     expect(Object.keys(bodies[0])).toEqual(['urls']);
     expect(bodies[1]).toMatchObject({ status: 'completed', score: '100%', urls: { show: expect.any(String), cancel: expect.any(String) } });
     expect((await world.calls(reportId)).map((c) => c.response_status)).toEqual([500, 200]);
@@ -282,11 +283,13 @@ describe('order of a report\'s updates', () => {
     world = await deliveryWorld();
     const reportId = await sentAndStarted(world);
     await world.fault({ delayMs: 300 }); // below the timeout: the request is slow but answered
-    // runOnce reads the report's pending updates before its first await: the request is in flight now.
     const running = world.partner.worker.runOnce();
+    // The mock has taken the fault once the request reached it: the request is in flight now.
+    const mock = world.mock.url;
+    await eventually(async () => expect((await request(mock).get('/_mock/faults').expect(200)).body.faults).toEqual([]));
     await world.takeTest(reportId);
     expect(await running).toMatchObject({ delivered: 2 });
-    expect(attemptRanges(world, reportId)).toEqual([
+    expect(await attemptRanges(world, reportId)).toEqual([
       [1, 1, 'delivered'],
       [2, 2, 'delivered'],
     ]);
@@ -303,7 +306,7 @@ describe('order of a report\'s updates', () => {
     await world.partner.deliverUntilIdle(); // update 2 (completed, urls.show): delivered
     const showAfterCompletion = (await world.report(reportId)).urls.show;
 
-    expect(world.partner.reports.retryNow(1)).toBe(true);
+    expect(await world.partner.reports.retryNow(1)).toBe(true);
     await world.partner.deliverUntilIdle();
     const last = (await world.calls(reportId)).at(-1)!;
     expect(JSON.parse(last.request_body!)).toEqual({ urls: { cancel: `${world.partner.publicUrl}/callbacks/reports/${reportId}/cancel` } });
@@ -320,11 +323,11 @@ describe('cancel, both ways', () => {
     await world.partner.deliverUntilIdle(); // the platform now has urls.cancel
     const res = await request(world.mock.url).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
     expect(res.body.report.cancel_requested_at).not.toBeNull();
-    expect(world.partner.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'platform' });
+    expect(await world.partner.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'platform' });
 
     await world.partner.deliverUntilIdle();
     expect((await world.report(reportId)).status).toBe('canceled');
-    const link = world.partner.row('SELECT candidate_url FROM invitations')!.candidate_url as string;
+    const link = (await world.partner.row('SELECT candidate_url FROM invitations'))!.candidate_url as string;
     expect((await world.partner.http().get(new URL(link).pathname + new URL(link).search)).status).toBe(410);
   });
 
@@ -350,7 +353,7 @@ describe('check kinds on the platform', () => {
   it('a background check is completed by the operator after consent; the platform accepts it (no subtitle, no properties)', async () => {
     world = await deliveryWorld({ kind: 'background_check' });
     const reportId = await sentAndStarted(world);
-    const token = new URL(world.partner.row('SELECT candidate_url FROM invitations')!.candidate_url as string).searchParams.get('token')!;
+    const token = new URL((await world.partner.row('SELECT candidate_url FROM invitations'))!.candidate_url as string).searchParams.get('token')!;
     await world.partner.http().post('/take').type('form').send({ token, consent: 'yes' }).expect(303);
     await world.partner
       .http()
@@ -363,9 +366,9 @@ describe('check kinds on the platform', () => {
       .expect(303);
     await world.partner.deliverUntilIdle();
     // The links and the result went out together, and the platform took them.
-    expect(world.partner.rows('SELECT status FROM report_updates')).toEqual([{ status: 'delivered' }, { status: 'delivered' }]);
-    expect(attemptRanges(world, reportId)).toEqual([[1, 2, 'delivered']]);
-    const sent = JSON.parse(world.partner.reports.attemptsOf(reportId)[0]!.requestBody);
+    expect(await world.partner.rows('SELECT status FROM report_updates')).toEqual([{ status: 'delivered' }, { status: 'delivered' }]);
+    expect(await attemptRanges(world, reportId)).toEqual([[1, 2, 'delivered']]);
+    const sent = JSON.parse((await world.partner.reports.attemptsOf(reportId))[0]!.requestBody);
     expect(sent).not.toHaveProperty('subtitle');
     expect(sent).not.toHaveProperty('properties');
     expect(await world.report(reportId)).toMatchObject({ status: 'completed', score: 'Clear', subtitle: null, properties: [] });

@@ -46,7 +46,7 @@ describe('deliveries through a faulty platform', () => {
     for (const [i, plan] of plans.entries()) {
       // Some updates are queued while earlier ones are still failing, some after they went out.
       if (random() < 0.5) await w.partner.worker.runOnce();
-      if (plan.end === 'canceled') w.partner.lifecycle.cancel(plan.reportId, 'vendor');
+      if (plan.end === 'canceled') await w.partner.lifecycle.cancel(plan.reportId, 'vendor');
       else await w.takeTest(plan.reportId, { right: plan.end === 'completed' });
       if (i % 3 === 2) w.partner.clock.advance(15_000);
     }
@@ -54,12 +54,12 @@ describe('deliveries through a faulty platform', () => {
 
     // Every fault was used: the run really went through them.
     expect((await request(w.mock.url).get('/_mock/faults').expect(200)).body.faults).toEqual([]);
-    const failures = plans.flatMap((p) => w.partner.reports.attemptsOf(p.reportId)).filter((a) => a.outcome === 'retry');
+    const failures = (await Promise.all(plans.map((p) => w.partner.reports.attemptsOf(p.reportId)))).flat().filter((a) => a.outcome === 'retry');
     expect(new Set(failures.map((a) => a.responseStatus ?? (/TIMEOUT|timed out/i.test(a.error!) ? 'timeout' : 'dropped')))).toEqual(
       new Set([500, 429, 503, 502, 'timeout', 'dropped']),
     );
     // Every update delivered; none dead, none left behind.
-    expect(w.partner.rows('SELECT DISTINCT status FROM report_updates')).toEqual([{ status: 'delivered' }]);
+    expect(await w.partner.rows('SELECT DISTINCT status FROM report_updates')).toEqual([{ status: 'delivered' }]);
 
     for (const plan of plans) {
       const report = await w.report(plan.reportId);
@@ -73,8 +73,8 @@ describe('deliveries through a faulty platform', () => {
 
       // The partner sent the report's updates in queue order: each request starts where the
       // previous one stopped, or repeats it after a failure; never an older range after a newer.
-      const ids = w.partner.reports.ofReport(plan.reportId).map((u) => u.id);
-      const ranges = attemptRanges(w, plan.reportId);
+      const ids = (await w.partner.reports.ofReport(plan.reportId)).map((u) => u.id);
+      const ranges = await attemptRanges(w, plan.reportId);
       expect(ranges[0]![0]).toBe(ids[0]);
       expect(ranges.at(-1)).toEqual([expect.any(Number), ids.at(-1), 'delivered']);
       for (let i = 1; i < ranges.length; i++) {

@@ -5,11 +5,12 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { freshDatabase, rowOf, rowsOf } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import { startPartnerProcess, tcpForwarder, type PartnerProcess } from '../support/net.js';
 import { ACME, CANDIDATES } from './support.js';
@@ -18,13 +19,13 @@ const CODENAME = 'kit-kill-test';
 const REPORTS = 8;
 
 /** Waits until the count `sql` returns passes `check`. */
-const until = (what: string, count: () => number, check: (n: number) => void) =>
-  eventually(() => check(count()), { what, timeoutMs: 20_000 });
+const until = (what: string, count: () => Promise<number>, check: (n: number) => void) =>
+  eventually(async () => check(await count()), { what, timeoutMs: 20_000 });
 
 describe('a partner process killed in the middle of deliveries', () => {
   let mock: RunningMockPlatform;
   let dir: string;
-  let db: Db;
+  let database: PartnerDatabase | undefined;
   let partner: PartnerProcess | undefined;
   let front: Awaited<ReturnType<typeof tcpForwarder>>;
   beforeAll(async () => {
@@ -35,7 +36,7 @@ describe('a partner process killed in the middle of deliveries', () => {
   afterAll(async () => {
     partner?.child.kill('SIGKILL');
     await partner?.exited;
-    db?.close();
+    await database?.close();
     await mock.close();
     await front.close();
     rmSync(dir, { recursive: true, force: true });
@@ -53,21 +54,26 @@ describe('a partner process killed in the middle of deliveries', () => {
       partner: loadManifest(DEFAULT_MANIFEST, partnerUrl),
     });
     if (!registered.ok) throw new Error(registered.message);
-    const dbFile = path.join(dir, 'partner.db');
+    const settings = await freshDatabase(dir);
     const env = {
       PUBLIC_URL: partnerUrl,
-      DATABASE_PATH: dbFile,
+      ...settings,
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: CODENAME,
       PARTNER_SECRET: registered.partner.secret,
       CANDIDATE_LINK_SECRET: 'kill-test-link-secret-0123456789abcdef',
+      // On PostgreSQL, what the killed process had claimed is taken over once its lease runs out
+      // (jobs/lease.ts): the shortest lease allowed, so the restart need not wait two minutes.
+      JOB_LEASE_SECONDS: '5',
     };
 
-    // The customer account, created as the accounts CLI would, in the partner's database file.
-    db = openDb(dbFile, { provider: DEMO_MIGRATIONS });
-    const { account, token } = accountStore(db, systemClock).create('Acme Corp');
-    const [test] = addDemoTests(db, systemClock, account.id, ['JavaScript fundamentals']);
-    const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0;
+    // The customer account, created as the accounts CLI would, in the partner's database.
+    database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
+    const { sql } = database;
+    const { account, token } = await accountStore(sql, systemClock).create('Acme Corp');
+    const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['JavaScript fundamentals']));
+    const count = async (text: string) => Number((await rowOf(sql, text))?.n ?? 0);
+    const linkOf = async (reportId: string) => (await rowOf(sql, 'SELECT candidate_url FROM invitations WHERE report_id = ?', reportId))!.candidate_url as string;
 
     partner = startPartnerProcess(env);
     front.to(await partner.port);
@@ -83,29 +89,29 @@ describe('a partner process killed in the middle of deliveries', () => {
         .expect(201);
       reportIds.push(res.body.report.id);
     }
-    await until('every invitation e-mail', () => count(`SELECT count(*) FROM mail_outbox WHERE status = 'sent'`), (n) => expect(n).toBe(REPORTS));
+    await until('every invitation e-mail', () => count(`SELECT count(*) AS n FROM mail_outbox WHERE status = 'sent'`), (n) => expect(n).toBe(REPORTS));
 
     // Every candidate takes the test on the partner's pages.
-    const questions = db.prepare('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position').all(test!.id) as { id: number; answer: number }[];
+    const questions = (await rowsOf(sql, 'SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', test!.id)) as { id: number; answer: number }[];
     const answers = Object.fromEntries(questions.map((q) => [`q${q.id}`, String(q.answer)]));
     for (const reportId of reportIds) {
-      const link = new URL(db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(reportId) as string);
+      const link = new URL(await linkOf(reportId));
       await request(partnerUrl).get(link.pathname + link.search).expect(200);
       await request(partnerUrl).post('/take').type('form').send({ token: link.searchParams.get('token'), ...answers }).expect(303);
     }
 
     // Kill it (no shutdown, no cleanup) once some updates went out and some have not.
-    await until('deliveries under way', () => count(`SELECT count(*) FROM report_updates WHERE status = 'delivered'`), (n) => expect(n).toBeGreaterThanOrEqual(2));
-    const pendingAtKill = count(`SELECT count(*) FROM report_updates WHERE status = 'pending'`);
+    await until('deliveries under way', () => count(`SELECT count(*) AS n FROM report_updates WHERE status = 'delivered'`), (n) => expect(n).toBeGreaterThanOrEqual(2));
+    const pendingAtKill = await count(`SELECT count(*) AS n FROM report_updates WHERE status = 'pending'`);
     partner.child.kill('SIGKILL');
     await partner.exited;
     expect(pendingAtKill).toBeGreaterThan(0);
 
-    // Restart on the same database file, the platform healthy again.
+    // Restart on the same database, the platform healthy again.
     await request(mock.url).delete('/_mock/faults').expect(204);
     partner = startPartnerProcess(env);
     front.to(await partner.port);
-    await until('every update delivered', () => count(`SELECT count(*) FROM report_updates WHERE status <> 'delivered'`), (n) => expect(n).toBe(0));
+    await until('every update delivered', () => count(`SELECT count(*) AS n FROM report_updates WHERE status <> 'delivered'`), (n) => expect(n).toBe(0));
 
     // Nothing lost: every report is complete on the platform, with its links.
     for (const reportId of reportIds) {
@@ -120,11 +126,11 @@ describe('a partner process killed in the middle of deliveries', () => {
     }
     // Nothing duplicated: one invitation e-mail per candidate, even across the restart, each stored
     // with its row and carrying that candidate's link.
-    expect(count('SELECT count(*) FROM mail_outbox')).toBe(REPORTS);
-    const stored = db.prepare('SELECT report_id, message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id').all() as { report_id: string; message: string }[];
+    expect(await count('SELECT count(*) AS n FROM mail_outbox')).toBe(REPORTS);
+    const stored = (await rowsOf(sql, 'SELECT report_id, message FROM mail_outbox WHERE message IS NOT NULL ORDER BY id')) as { report_id: string; message: string }[];
     expect(stored.map((m) => m.report_id).sort()).toEqual([...reportIds].sort());
     for (const m of stored) {
-      const link = db.prepare('SELECT candidate_url FROM invitations WHERE report_id = ?').pluck().get(m.report_id) as string;
+      const link = await linkOf(m.report_id);
       expect((JSON.parse(m.message) as { text: string }).text).toContain(link);
     }
 

@@ -41,7 +41,7 @@ export async function deliveryWorld(options: { kind?: PartnerKind; partner?: Omi
       return { url: options.platformUrl?.(mock.url) ?? mock.url, codename: CODENAME, secret };
     },
   });
-  const customer = partner.customer('Acme Corp', ['JavaScript fundamentals'], null);
+  const customer = await partner.customer('Acme Corp', ['JavaScript fundamentals'], null);
   await request(mock.url)
     .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`)
     .send({ token: customer.token })
@@ -89,12 +89,12 @@ export async function deliveryWorld(options: { kind?: PartnerKind; partner?: Omi
      */
     async takeTest(reportId: string, options: { right?: boolean; minutes?: number } = {}) {
       const right = options.right ?? true;
-      const row = world.partner.row('SELECT candidate_url, test_id FROM invitations WHERE report_id = ?', reportId)!;
+      const row = (await world.partner.row('SELECT candidate_url, test_id FROM invitations WHERE report_id = ?', reportId))!;
       const url = new URL(row.candidate_url as string);
       const token = url.searchParams.get('token')!;
       await world.partner.http().get(url.pathname + url.search).expect(200);
       world.partner.clock.advance((options.minutes ?? 0) * 60_000);
-      const questions = world.partner.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', Number(row.test_id));
+      const questions = await world.partner.rows('SELECT id, answer FROM demo_questions WHERE test_id = ? ORDER BY position', Number(row.test_id));
       const answers = Object.fromEntries(questions.map((q) => [`q${q.id}`, String(right ? q.answer : (Number(q.answer) + 1) % 2)]));
       await world.partner.http().post('/take').type('form').send({ token, ...answers }).expect(303);
     },
@@ -109,6 +109,6 @@ export async function deliveryWorld(options: { kind?: PartnerKind; partner?: Omi
 export type DeliveryWorld = Awaited<ReturnType<typeof deliveryWorld>>;
 
 /** The partner's delivery attempts for a report: which updates each request covered. */
-export function attemptRanges(world: DeliveryWorld, reportId: string) {
-  return world.partner.reports.attemptsOf(reportId).map((a) => [a.firstUpdateId, a.lastUpdateId, a.outcome] as const);
+export async function attemptRanges(world: DeliveryWorld, reportId: string) {
+  return (await world.partner.reports.attemptsOf(reportId)).map((a) => [a.firstUpdateId, a.lastUpdateId, a.outcome] as const);
 }

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { loadConfig, startPartner, type Provider, type RunningPartner } from '../../src/partner/index.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
 import { accountStore } from '../../src/partner/accounts/store.js';
+import { freshDatabase, rowOf } from '../support/database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = 'docs-example-secret-0123456789abcdef0123';
@@ -26,7 +27,7 @@ function curlExample(): string {
 describe('the signing example of docs/results-endpoint.md', () => {
   let dir: string;
   let partner: RunningPartner;
-  let db: Db;
+  let database: PartnerDatabase;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'results-doc-'));
     const provider: Provider = {
@@ -34,23 +35,24 @@ describe('the signing example of docs/results-endpoint.md', () => {
       listTests: async () => [{ id: 'js', name: 'JavaScript' }],
       startInvitation: async (invitation) => ({ candidateUrl: `https://product.example/${invitation.reportId}` }),
     };
-    const dbFile = path.join(dir, 'partner.db');
+    const settings = await freshDatabase(dir);
     partner = await startPartner({
-      config: loadConfig({ PORT: '0', DATABASE_PATH: dbFile, LOG_LEVEL: 'silent', VENDOR_RESULTS_SECRET: SECRET }),
+      config: loadConfig({ PORT: '0', ...settings, LOG_LEVEL: 'silent', VENDOR_RESULTS_SECRET: SECRET }),
       provider,
     });
-    db = openDb(dbFile);
+    database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
   });
   afterAll(async () => {
     await partner?.close();
-    db?.close();
+    await database?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('run as written with bash, openssl and curl, it records the result: 200 {id, status}', async () => {
-    const { account } = accountStore(db, systemClock).create('Acme');
+    const { sql } = database;
+    const { account } = await accountStore(sql, systemClock).create('Acme');
     const reportId = '5e1f0c2a-0000-4000-8000-00000000d0c5';
-    invitationStore(db, systemClock).create({
+    await invitationStore(sql, systemClock).create({
       reportId,
       accountId: account.id,
       companyId: 1,
@@ -67,7 +69,7 @@ describe('the signing example of docs/results-endpoint.md', () => {
       env: { ...process.env, VENDOR_RESULTS_SECRET: SECRET, PARTNER_URL: partner.publicUrl, REPORT_ID: reportId },
     });
     expect(JSON.parse(stdout)).toEqual({ id: reportId, status: 'completed' });
-    expect(db.prepare('SELECT status, score, subtitle FROM invitations WHERE report_id = ?').get(reportId)).toEqual({
+    expect(await rowOf(sql, 'SELECT status, score, subtitle FROM invitations WHERE report_id = ?', reportId)).toEqual({
       status: 'completed',
       score: '87%',
       subtitle: 'JavaScript: 13 of 15 correct',

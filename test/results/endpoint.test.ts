@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PartnerKind } from '../../src/contract/decisions.js';
+import type { Sql } from '../../src/lib/sql.js';
 import type { ProviderSource } from '../../src/partner/provider/types.js';
 import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/partner/results/signature.js';
 import { ADMIN, flowHarness, sendBody, type FlowHarness } from '../invitations/support.js';
@@ -26,11 +27,11 @@ async function invited(
   });
   let c: Customer;
   if (options.provider) {
-    const { account, token } = h.accounts.create('Acme Corp');
-    h.accounts.bindCompany(account, 3);
+    const { account, token } = await h.accounts.create('Acme Corp');
+    await h.accounts.bindCompany(account, 3);
     c = { token, tests: [{ id: 'js' }] };
   } else {
-    c = h.customer('Acme Corp', ['JavaScript fundamentals']);
+    c = await h.customer('Acme Corp', ['JavaScript fundamentals']);
   }
   customer = c;
   return { h, reportId: await sendAnother() };
@@ -58,12 +59,27 @@ function post(reportId: string, body: unknown, signature?: string | null) {
 }
 
 /** What the partner holds about a report: the invitation's status and result, its queued updates, its progress. */
-function state(reportId: string) {
+async function state(reportId: string) {
   return {
-    invitation: h!.row('SELECT status, score, subtitle, properties, completed_at, details FROM invitations WHERE report_id = ?', reportId),
-    updates: h!.rows('SELECT body FROM report_updates WHERE report_id = ? ORDER BY id', reportId).map((r) => JSON.parse(r.body as string)),
-    events: h!.rows('SELECT stage FROM invitation_events WHERE report_id = ? ORDER BY id', reportId).map((r) => r.stage),
+    invitation: await h!.row('SELECT status, score, subtitle, properties, completed_at, details FROM invitations WHERE report_id = ?', reportId),
+    updates: (await h!.rows('SELECT body FROM report_updates WHERE report_id = ? ORDER BY id', reportId)).map((r) => JSON.parse(r.body as string)),
+    events: (await h!.rows('SELECT stage FROM invitation_events WHERE report_id = ? ORDER BY id', reportId)).map((r) => r.stage),
   };
+}
+
+/**
+ * Makes every insert into report_updates fail with "disk full", on either database (a trigger:
+ * SQLite's on this connection, PostgreSQL's for every connection of the pool); returns the undo.
+ */
+async function refuseUpdates(sql: Sql): Promise<() => Promise<void>> {
+  if (sql.dialect === 'sqlite') {
+    await sql.exec("CREATE TEMP TRIGGER refuse_updates BEFORE INSERT ON report_updates BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    return () => sql.exec('DROP TRIGGER refuse_updates');
+  }
+  await sql.exec(`
+    CREATE FUNCTION refuse_updates() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
+    CREATE TRIGGER refuse_updates BEFORE INSERT ON report_updates FOR EACH ROW EXECUTE FUNCTION refuse_updates();`);
+  return () => sql.exec('DROP TRIGGER refuse_updates ON report_updates; DROP FUNCTION refuse_updates()');
 }
 
 const COMPLETED = { status: 'completed', score: '87%', subtitle: 'JavaScript fundamentals: 13 of 15', properties: [{ label: 'Time taken', value: '24 min' }] };
@@ -74,7 +90,7 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     const res = await post(reportId, COMPLETED);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: reportId, status: 'completed' });
-    const s = state(reportId);
+    const s = await state(reportId);
     expect(s.invitation).toMatchObject({ status: 'completed', score: '87%', subtitle: COMPLETED.subtitle, completed_at: new Date(h!.clock.now()).toISOString() });
     expect(s.updates.at(-1)).toMatchObject({ status: 'completed', score: '87%', subtitle: COMPLETED.subtitle, properties: COMPLETED.properties });
   });
@@ -100,21 +116,21 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     }, 'Invalid signature'],
   ])('%s: 401, nothing changes', async (_name, signature, message) => {
     const { reportId } = await invited();
-    const before = state(reportId);
+    const before = await state(reportId);
     const res = await post(reportId, COMPLETED, typeof signature === 'function' ? signature() : signature);
     expect(res.status).toBe(401);
     expect(res.body.error).toContain(message);
-    expect(state(reportId)).toEqual(before);
+    expect(await state(reportId)).toEqual(before);
   });
 
   it('the body altered by one byte after signing: 401, nothing changes', async () => {
     const { reportId } = await invited();
     const raw = JSON.stringify(COMPLETED);
     const header = signVendorResult(SECRET, raw, now());
-    const before = state(reportId);
+    const before = await state(reportId);
     const res = await post(reportId, raw.replace('87%', '97%'), header);
     expect(res.status).toBe(401);
-    expect(state(reportId)).toEqual(before);
+    expect(await state(reportId)).toEqual(before);
   });
 
   it('the identical signed request replayed within the tolerance: the same 200, nothing new (idempotent)', async () => {
@@ -122,12 +138,12 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     const raw = JSON.stringify(COMPLETED);
     const header = signVendorResult(SECRET, raw, now());
     const first = await post(reportId, raw, header);
-    const updates = state(reportId).updates.length;
+    const updates = (await state(reportId)).updates.length;
     h!.clock.advance(4 * 60_000);
     const replay = await post(reportId, raw, header);
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
-    expect(state(reportId).updates).toHaveLength(updates);
+    expect((await state(reportId)).updates).toHaveLength(updates);
     // Past the tolerance, the replay is refused.
     h!.clock.advance(2 * 60_000);
     expect((await post(reportId, raw, header)).status).toBe(401);
@@ -158,7 +174,7 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     const res = await post(reportId, COMPLETED);
     expect(res.status).toBe(401);
     expect(res.body.error).toMatch(/^results endpoint not configured/);
-    expect(state(reportId).invitation).toMatchObject({ status: 'sent' });
+    expect((await state(reportId)).invitation).toMatchObject({ status: 'sent' });
   });
 });
 
@@ -177,12 +193,12 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     ['a subtitle with a cancel', { status: 'canceled', subtitle: 'why' }, 'subtitle'],
   ])('%s: 422 {error, errors} naming the field, nothing changes', async (_name, body, field) => {
     const { reportId } = await invited();
-    const before = state(reportId);
+    const before = await state(reportId);
     const res = await post(reportId, body);
     expect(res.status).toBe(422);
     expect(res.body.errors).toHaveProperty([field]);
     expect(typeof res.body.error).toBe('string');
-    expect(state(reportId)).toEqual(before);
+    expect(await state(reportId)).toEqual(before);
   });
 
   it('a completed_at in the future: 422; one with an offset is stored in UTC', async () => {
@@ -190,8 +206,8 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     const future = new Date(h!.clock.now() + 60 * 60_000).toISOString();
     expect((await post(reportId, { ...COMPLETED, completed_at: future })).body.errors).toHaveProperty(['completed_at']);
     expect((await post(reportId, { ...COMPLETED, completed_at: '2026-11-01T10:30:00+02:00' })).status).toBe(200);
-    expect(state(reportId).invitation).toMatchObject({ completed_at: '2026-11-01T08:30:00.000Z' });
-    expect(state(reportId).updates.at(-1)).toMatchObject({ completed_at: '2026-11-01T08:30:00.000Z' });
+    expect((await state(reportId)).invitation).toMatchObject({ completed_at: '2026-11-01T08:30:00.000Z' });
+    expect((await state(reportId)).updates.at(-1)).toMatchObject({ completed_at: '2026-11-01T08:30:00.000Z' });
   });
 
   it('malformed JSON, correctly signed: 400', async () => {
@@ -203,7 +219,7 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
   it('another result for a finished report: 409, the first stands; the same again: 200, nothing new', async () => {
     const { reportId } = await invited();
     expect((await post(reportId, COMPLETED)).status).toBe(200);
-    const after = state(reportId);
+    const after = await state(reportId);
     const other = await post(reportId, { ...COMPLETED, score: '12%', status: 'failed' });
     expect(other.status).toBe(409);
     expect(other.body.error).toBe('Report already completed with another result');
@@ -211,43 +227,43 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     // The same result, its properties' keys in another order and a later completed_at: the same result.
     const again = await post(reportId, { ...COMPLETED, properties: [{ value: '24 min', label: 'Time taken' }], completed_at: '2026-11-01T09:00:00Z' });
     expect(again.status).toBe(200);
-    expect(state(reportId)).toEqual(after);
+    expect(await state(reportId)).toEqual(after);
     // A progress stage after the result: 409 — a status never moves backwards.
     expect((await post(reportId, { status: 'in_review' })).status).toBe(409);
   });
 
   it('a canceled report: 409 for a result; a cancel from the vendor is 200 and again 200', async () => {
     const { reportId } = await invited();
-    h!.lifecycle.cancel(reportId, 'platform');
+    await h!.lifecycle.cancel(reportId, 'platform');
     const res = await post(reportId, COMPLETED);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: 'Report was canceled' });
     expect((await post(reportId, { status: 'canceled' })).body).toEqual({ id: reportId, status: 'canceled' });
-    expect(state(reportId).updates.filter((u) => u.status === 'canceled')).toHaveLength(1);
+    expect((await state(reportId)).updates.filter((u) => u.status === 'canceled')).toHaveLength(1);
   });
 
   it('a cancel from the vendor: the invitation is canceled by the vendor and the platform is told once', async () => {
     const { reportId } = await invited();
     expect((await post(reportId, { status: 'canceled' })).status).toBe(200);
     expect((await post(reportId, { status: 'canceled' })).status).toBe(200);
-    expect(h!.row('SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'canceled', canceled_by: 'vendor' });
-    expect(state(reportId).updates.filter((u) => u.status === 'canceled')).toHaveLength(1);
+    expect(await h!.row('SELECT status, canceled_by FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'canceled', canceled_by: 'vendor' });
+    expect((await state(reportId)).updates.filter((u) => u.status === 'canceled')).toHaveLength(1);
     expect((await post(reportId, COMPLETED)).status).toBe(409);
   });
 
   it('progress stages: recorded once each and shown in the dashboard; the platform\'s report does not change', async () => {
     const { reportId } = await invited();
-    const updates = state(reportId).updates.length;
+    const updates = (await state(reportId)).updates.length;
     for (const stage of ['opened', 'started', 'started', 'in_review']) {
       const res = await post(reportId, { status: stage });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: reportId, status: stage });
       h!.clock.advance(60_000);
     }
-    expect(state(reportId).events).toEqual(['opened', 'started', 'in_review']);
-    expect(state(reportId).updates).toHaveLength(updates);
-    expect(state(reportId).invitation).toMatchObject({ status: 'sent' });
-    expect(h!.row('SELECT opened_at FROM invitations WHERE report_id = ?', reportId)).toEqual({ opened_at: '2026-11-01T09:00:00.000Z' });
+    expect((await state(reportId)).events).toEqual(['opened', 'started', 'in_review']);
+    expect((await state(reportId)).updates).toHaveLength(updates);
+    expect((await state(reportId)).invitation).toMatchObject({ status: 'sent' });
+    expect(await h!.row('SELECT opened_at FROM invitations WHERE report_id = ?', reportId)).toEqual({ opened_at: '2026-11-01T09:00:00.000Z' });
     const page = await h!.http().get(`/admin/reports/${reportId}`).auth(ADMIN.username, ADMIN.password);
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/opened 09:00<\/time>, <time[^>]*>started 09:01<\/time>, <time[^>]*>in review 09:03/);
@@ -261,10 +277,10 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
       startInvitation: async (invitation) => ({ candidateUrl: `https://product.example/t/${invitation.reportId}` }),
     });
     const { reportId } = await invited({ provider: hosted });
-    expect(h!.row('SELECT candidate_url FROM invitations WHERE report_id = ?', reportId)).toEqual({ candidate_url: `https://product.example/t/${reportId}` });
+    expect(await h!.row('SELECT candidate_url FROM invitations WHERE report_id = ?', reportId)).toEqual({ candidate_url: `https://product.example/t/${reportId}` });
     const details = [{ label: 'Closures', value: '5 of 5', ok: true }];
     expect((await post(reportId, { ...COMPLETED, details })).status).toBe(200);
-    expect(JSON.parse(state(reportId).invitation!.details as string)).toEqual(details);
+    expect(JSON.parse((await state(reportId)).invitation!.details as string)).toEqual(details);
     const page = await h!.http().get(new URL(h!.links.resultsUrl(reportId)).pathname + new URL(h!.links.resultsUrl(reportId)).search);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Closures');
@@ -284,7 +300,7 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     const { reportId } = await invited({ kind: 'background_check' });
     const res = await post(reportId, { status: 'failed', score: 'Alert', subtitle: 'Two records found', properties: [{ label: 'County', value: 'Kent' }] });
     expect(res.status).toBe(200);
-    const s = state(reportId);
+    const s = await state(reportId);
     expect(s.invitation).toMatchObject({ status: 'failed', score: 'Alert', subtitle: null, properties: '[]' });
     expect(s.updates.at(-1)).not.toHaveProperty('subtitle');
     expect(s.updates.at(-1)).not.toHaveProperty('properties');
@@ -294,13 +310,13 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
 
   it('nothing is half-written: when queueing the report update fails, the invitation does not change either', async () => {
     const { reportId } = await invited();
-    h!.db.exec("CREATE TRIGGER refuse_updates BEFORE INSERT ON report_updates BEGIN SELECT RAISE(ABORT, 'disk full'); END");
-    const before = state(reportId);
+    const undo = await refuseUpdates(h!.sql);
+    const before = await state(reportId);
     const res = await post(reportId, COMPLETED);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'Internal Server Error' });
-    expect(state(reportId)).toEqual(before);
-    h!.db.exec('DROP TRIGGER refuse_updates');
+    expect(await state(reportId)).toEqual(before);
+    await undo();
     expect((await post(reportId, COMPLETED)).status).toBe(200);
   });
 });
@@ -329,7 +345,7 @@ describe('POST /vendor/reports/{report_id}/result — any request', () => {
   it('never answers 5xx, and never changes anything without a valid signature', async () => {
     const { reportId } = await invited();
     const ids = fc.oneof(fc.constant(reportId), fc.uuid(), fc.string({ unit: fc.constantFrom(...'abcdef0123456789-'), minLength: 1, maxLength: 40 }));
-    const before = state(reportId);
+    const before = await state(reportId);
     await fc.assert(
       fc.asyncProperty(ids, body, header, async (id, raw, signature) => {
         const req = request(h!.app).post(`/vendor/reports/${id}/result`).set('Content-Type', 'application/octet-stream');
@@ -339,7 +355,7 @@ describe('POST /vendor/reports/{report_id}/result — any request', () => {
         // Random headers are never a valid signature (checked, not assumed): always 401, and nothing moved.
         expect(verifyVendorSignature(SECRET, raw, signature, h!.clock.now()).ok).toBe(false);
         expect(res.status).toBe(401);
-        expect(state(reportId)).toEqual(before);
+        expect(await state(reportId)).toEqual(before);
       }),
       { numRuns: 150 },
     );
@@ -360,6 +376,6 @@ describe('POST /vendor/reports/{report_id}/result — any request', () => {
       { numRuns: 150 },
     );
     // However many results arrived, the platform heard of at most one.
-    expect(state(reportId).updates.filter((u) => u.status !== undefined).length).toBeLessThanOrEqual(1);
+    expect((await state(reportId)).updates.filter((u) => u.status !== undefined).length).toBeLessThanOrEqual(1);
   });
 });

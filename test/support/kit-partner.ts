@@ -6,34 +6,42 @@ import path from 'node:path';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openDb } from '../../src/partner/db/open.js';
+import { openPartnerDatabase } from '../../src/partner/db/open.js';
+import { freshDatabase } from './database.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 
 /**
  * The kit's partner as `npm start` runs it, in this process, on a port the system picks, over a
- * fresh database in a temporary folder (or over `databasePath`, which is then left in place);
+ * fresh database (or over `database`, which is then left in place);
  * `env` adds settings (PLATFORM_URL, WEBHOOK_SECRETS …).
  */
-export async function startKitPartner(env: Record<string, string> = {}, options: { databasePath?: string; clock?: Clock } = {}) {
-  const dir = options.databasePath ? undefined : mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
-  const dbFile = options.databasePath ?? path.join(dir!, 'partner.db');
-  const running = await main(loadConfig({ DATABASE_PATH: dbFile, PORT: '0', LOG_LEVEL: 'silent', ...env }), { pollIntervalMs: 100, ...(options.clock && { clock: options.clock }) });
-  // A second connection to the partner's file, where a test creates the customer accounts it needs.
-  const db = openDb(dbFile);
-  const accounts = accountStore(db, systemClock);
+export async function startKitPartner(env: Record<string, string> = {}, options: { database?: { DATABASE_PATH: string; DATABASE_URL?: string }; clock?: Clock } = {}) {
+  const dir = options.database ? undefined : mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
+  const settings = options.database ?? (await freshDatabase(dir!));
+  const config = loadConfig({ ...settings, PORT: '0', LOG_LEVEL: 'silent', ...env });
+  const running = await main(config, { pollIntervalMs: 100, ...(options.clock && { clock: options.clock }) });
+  // A second connection to the partner's database, where a test creates the customer accounts it needs.
+  const database = await openPartnerDatabase(config);
+  const { sql } = database;
+  const accounts = accountStore(sql, systemClock);
   return {
+    /** Where its data is: a restart passes it as `database`. */
+    database: settings,
+    sql,
     url: running.publicUrl,
     port: (running.server.address() as AddressInfo).port,
     server: running.server,
     /** A customer account with these tests: its token and the tests' ids. */
-    customer(name: string, tests: string[] = []) {
-      const { account, token } = accounts.create(name);
-      return { token, tests: addDemoTests(db, systemClock, account.id, tests) };
+    async customer(name: string, tests: string[] = []) {
+      return sql.transaction(async (tx) => {
+        const { account, token } = await accounts.create(name, tx);
+        return { token, tests: await addDemoTests(tx, systemClock, account.id, tests) };
+      });
     },
     async close() {
       await running.close();
-      db.close();
+      await database.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,7 +7,9 @@ import { createApp, type PartnerCore } from '../../src/partner/app.js';
 import { buildProvider, partnerCore } from '../../src/partner/assemble.js';
 import { systemClock, type Clock } from '../../src/lib/clock.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Sql } from '../../src/lib/sql.js';
+import { freshDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import type { InvitationStore } from '../../src/partner/invitations/store.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
@@ -19,19 +21,19 @@ import type { Provider } from '../../src/partner/provider/types.js';
  * candidate link that is only a name.
  */
 export function demoOn(
-  db: Db,
+  sql: Sql,
   options: { kind?: PartnerKind; clock?: Clock; candidateUrl?: (reportId: string) => string; passMark?: number } = {},
-): Provider {
+): Promise<Provider> {
   const kind = options.kind ?? 'assessment';
   const clock = options.clock ?? systemClock;
   return buildProvider(demoProvider(options.passMark === undefined ? {} : { passMark: options.passMark }), {
-    db,
+    sql,
     clock,
     kind,
     logger: createLogger('silent'),
     publicUrl: 'http://partner.test',
     candidateUrl: options.candidateUrl ?? ((id) => `http://partner.test/take/${id}`),
-    reports: partnerCore(db, clock, { kind }).results,
+    reports: partnerCore(sql, clock, { kind }).results,
   });
 }
 
@@ -51,7 +53,9 @@ export function fakeClock(start = Date.parse('2026-11-01T09:00:00Z')): Clock & {
 
 export interface PartnerHarness {
   app: ReturnType<typeof createApp>;
-  db: Db;
+  sql: Sql;
+  /** The SQLite connection (SQLite only: a test that reads it runs on SQLite only). */
+  readonly db: Db;
   dbFile: string;
   clock: ReturnType<typeof fakeClock>;
   accounts: AccountStore;
@@ -60,29 +64,36 @@ export interface PartnerHarness {
   core: PartnerCore;
   provider: Provider;
   /** A new account with tests; returns its token and the ids of its tests. */
-  customer(name: string, tests?: string[], companyId?: number): { accountId: number; token: string; testIds: number[] };
-  close(): void;
+  customer(name: string, tests?: string[], companyId?: number): Promise<{ accountId: number; token: string; testIds: number[] }>;
+  /** One row of a query of the test's own (`?` placeholders), on whichever database. */
+  row(text: string, ...params: unknown[]): Promise<Record<string, unknown> | undefined>;
+  rows(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
 }
 
-/** A partner app over a fresh SQLite file in a temp directory (a real file, as users have). */
-export function partnerHarness(
+/**
+ * A partner app over a fresh database: a SQLite file in a temp directory (a real file, as users
+ * have), or a fresh PostgreSQL database in the `postgres` project (test/support/database.ts).
+ */
+export async function partnerHarness(
   options: {
-    provider?: (db: Db) => Provider;
+    provider?: (sql: Sql) => Provider | Promise<Provider>;
     bodyLimitBytes?: number;
     /** Called with the database before the app is built on it (to watch its statements, say). */
-    beforeApp?: (db: Db) => void;
+    beforeApp?: (sql: Sql) => void;
   } = {},
-): PartnerHarness {
+): Promise<PartnerHarness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
-  const dbFile = path.join(dir, 'partner.db');
-  const db = openDb(dbFile);
+  const settings = await freshDatabase(dir);
+  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const { sql } = database;
   const clock = fakeClock();
-  options.beforeApp?.(db);
-  const provider = options.provider?.(db) ?? demoOn(db, { clock });
-  const core = partnerCore(db, clock, { kind: provider.kind });
+  options.beforeApp?.(sql);
+  const provider = (await options.provider?.(sql)) ?? (await demoOn(sql, { clock }));
+  const core = partnerCore(sql, clock, { kind: provider.kind });
   const app = createApp({
     config: { bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024, trustProxy: false },
-    db,
+    sql,
     logger: createLogger('silent'),
     clock,
     provider,
@@ -91,21 +102,26 @@ export function partnerHarness(
   const accounts: AccountStore = core.accounts;
   return {
     app,
-    db,
-    dbFile,
+    sql,
+    get db() {
+      return sqliteOf(sql);
+    },
+    dbFile: settings.DATABASE_PATH,
     clock,
     accounts,
     invitations: core.invitations,
     core,
     provider,
-    customer(name, tests = ['JavaScript', 'SQL'], companyId) {
-      const { account, token } = accounts.create(name);
-      const added = addDemoTests(db, clock, account.id, tests);
-      if (companyId !== undefined) accounts.bindCompany(account, companyId);
+    async customer(name, tests = ['JavaScript', 'SQL'], companyId) {
+      const { account, token } = await accounts.create(name);
+      const added = await sql.transaction((tx) => addDemoTests(tx, clock, account.id, tests));
+      if (companyId !== undefined) await accounts.bindCompany(account, companyId);
       return { accountId: account.id, token, testIds: added.map((t) => t.id) };
     },
-    close() {
-      db.close();
+    row: (text, ...params) => rowOf(sql, text, ...params),
+    rows: (text, ...params) => rowsOf(sql, text, ...params),
+    async close() {
+      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -139,8 +155,8 @@ export function candidateBody(overrides: Record<string, unknown> = {}) {
  * already finished). The app only changes status through the lifecycle, which also queues the
  * report update; this deliberately does not.
  */
-export function arrangeStatus(db: Db, reportId: string, status: 'sent' | 'completed' | 'failed' | 'canceled'): void {
-  db.prepare('UPDATE invitations SET status = ? WHERE report_id = ?').run(status, reportId);
+export async function arrangeStatus(sql: Sql, reportId: string, status: 'sent' | 'completed' | 'failed' | 'canceled'): Promise<void> {
+  await sql.run('UPDATE invitations SET status = $1 WHERE report_id = $2', [status, reportId]);
 }
 
 /**

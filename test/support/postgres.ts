@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -10,12 +10,20 @@ export interface RunningPostgres {
   url: string;
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
+  /** The server's processes (the postmaster and its children), to measure their CPU time. */
+  pids(): number[];
   stop(): void;
 }
 
 /** Where Debian's postgresql packages put the server binaries, newest first; PG_BIN overrides. */
 function binDir(): string {
-  const candidates = [process.env.PG_BIN, ...['17', '16', '15'].map((v) => `/usr/lib/postgresql/${v}/bin`), '/usr/local/bin'];
+  const debian = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql')
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+        .map((v) => `/usr/lib/postgresql/${v}/bin`)
+    : [];
+  const candidates = [process.env.PG_BIN, ...debian, '/usr/local/bin'];
   const found = candidates.find((dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')));
   if (!found) {
     throw new Error(
@@ -31,7 +39,7 @@ function binDir(): string {
  * loopback port, stopped and deleted by `stop`. PostgreSQL refuses to run as root; as root (CI,
  * containers) it runs as the `postgres` user the Debian package creates.
  */
-export async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<RunningPostgres> {
   const bin = binDir();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
@@ -46,7 +54,10 @@ export async function startPostgres(): Promise<RunningPostgres> {
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   run('pg_ctl', [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
-    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+    // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
+    // with synchronous=NORMAL is, so a crash of the process loses nothing and one of the machine at
+    // most the last commits.
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off ${options.durable ? '' : '-c fsync=off -c full_page_writes=off'}`,
     'start',
   ]);
   const url = `postgres://kit@127.0.0.1:${port}/postgres`;
@@ -62,6 +73,20 @@ export async function startPostgres(): Promise<RunningPostgres> {
         await client.end();
       }
       return `postgres://kit@127.0.0.1:${port}/${name}`;
+    },
+    pids() {
+      const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const children = readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+          } catch {
+            return false; // gone meanwhile
+          }
+        })
+        .map(Number);
+      return [postmaster, ...children];
     },
     stop() {
       try {

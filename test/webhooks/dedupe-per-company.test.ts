@@ -10,8 +10,7 @@ afterEach(() => partner?.close());
 
 const deliver = (companyId: number, body: string, secret: string) =>
   request(partner.app).post(`/webhooks/platform/${companyId}`).set(signed(body, secret)).send(body).expect(200);
-const invitation = (reportId: string) =>
-  partner.db.prepare<[string], Record<string, unknown>>('SELECT first_name, email, status FROM invitations WHERE report_id = ?').get(reportId);
+const invitation = (reportId: string) => partner.row('SELECT first_name, email, status FROM invitations WHERE report_id = ?', reportId);
 
 /** candidate_deleted as the platform sends it to `companyId`. */
 const candidateDeleted = (companyId: number, id: number, candidateId: number) =>
@@ -29,10 +28,10 @@ const candidateDeleted = (companyId: number, id: number, candidateId: number) =>
 
 describe('webhook events are deduplicated per company', () => {
   it('an event id first used by another company does not suppress this company’s event: both are handled', async () => {
-    partner = partnerWebhooks();
+    partner = await partnerWebhooks();
     partner.secrets.set(OTHER, [OTHER_SECRET]);
-    const [ours] = partner.invite(COMPANY, [17]);
-    const [theirs] = partner.invite(OTHER, [17]);
+    const [ours] = await partner.invite(COMPANY, [17]);
+    const [theirs] = await partner.invite(OTHER, [17]);
 
     // A customer who knows its own secret sends an event with the id the platform will give next…
     const first = await deliver(COMPANY, envelope({ id: 5000, companyId: COMPANY }), SECRET);
@@ -43,29 +42,29 @@ describe('webhook events are deduplicated per company', () => {
 
     expect(await partner.processor.runOnce()).toBe(2);
     // Company 2's candidate is erased; company 1's candidate of the same id is not.
-    expect(invitation(theirs!)).toEqual({ first_name: '', email: '', status: 'canceled' });
-    expect(invitation(ours!)).toEqual({ first_name: 'Ada', email: 'candidate-17@example.com', status: 'sent' });
-    expect(partner.processor.inbox.find(OTHER, 5000)).toMatchObject({
+    expect(await invitation(theirs!)).toEqual({ first_name: '', email: '', status: 'canceled' });
+    expect(await invitation(ours!)).toEqual({ first_name: 'Ada', email: 'candidate-17@example.com', status: 'sent' });
+    expect(await partner.processor.inbox.find(OTHER, 5000)).toMatchObject({
       companyId: OTHER,
       eventType: 'candidate_deleted',
       status: 'handled',
       outcome: 'erased the personal data of 1 invitation(s); canceled 1 pending',
     });
-    expect(partner.processor.inbox.find(COMPANY, 5000)).toMatchObject({ companyId: COMPANY, eventType: 'offer_published', status: 'handled' });
+    expect(await partner.processor.inbox.find(COMPANY, 5000)).toMatchObject({ companyId: COMPANY, eventType: 'offer_published', status: 'handled' });
   });
 
   it('a redelivery within one company is still a duplicate, answered 200 and handled once', async () => {
-    partner = partnerWebhooks();
+    partner = await partnerWebhooks();
     partner.secrets.set(OTHER, [OTHER_SECRET]);
-    const [theirs] = partner.invite(OTHER, [17]);
+    const [theirs] = await partner.invite(OTHER, [17]);
     const event = candidateDeleted(OTHER, 5001, 17);
     expect((await deliver(OTHER, event, OTHER_SECRET)).body).toEqual({ ok: true });
     expect(await partner.processor.runOnce()).toBe(1);
     expect((await deliver(OTHER, event, OTHER_SECRET)).body).toEqual({ ok: true, duplicate: true });
     expect(await partner.processor.runOnce()).toBe(0);
-    expect(partner.reports.pendingOf(theirs!).map((u) => u.body)).toEqual([{ status: 'canceled' }]);
-    expect(partner.processor.inbox.find(OTHER, 5001)).toMatchObject({ status: 'handled', duplicates: 1 });
-    expect(partner.processor.inbox.list()).toHaveLength(1);
+    expect((await partner.reports.pendingOf(theirs!)).map((u) => u.body)).toEqual([{ status: 'canceled' }]);
+    expect(await partner.processor.inbox.find(OTHER, 5001)).toMatchObject({ status: 'handled', duplicates: 1 });
+    expect(await partner.processor.inbox.list()).toHaveLength(1);
   });
 
 });

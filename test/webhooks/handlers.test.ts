@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../src/contract/decisions.js';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { dollars, ON_POSTGRES } from '../support/database.js';
 import { capturedLogger } from '../support/log.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
@@ -17,92 +18,88 @@ const deliver = async (body: string) => {
   await request(partner.app).post(`/webhooks/platform/${COMPANY}`).set(signed(body)).send(body).expect(200);
 };
 const invitation = (reportId: string) =>
-  partner.db
-    .prepare<[string], Record<string, unknown>>(
-      'SELECT first_name, last_name, email, phone, extra_inputs, status, score, candidate_id FROM invitations WHERE report_id = ?',
-    )
-    .get(reportId);
-const queued = (reportId: string) => partner.reports.pendingOf(reportId).map((u) => u.body);
+  partner.row('SELECT first_name, last_name, email, phone, extra_inputs, status, score, candidate_id FROM invitations WHERE report_id = ?', reportId);
+const queued = async (reportId: string) => (await partner.reports.pendingOf(reportId)).map((u) => u.body);
 const entry = (eventId: number) => partner.processor.inbox.find(COMPANY, eventId);
 
 describe('webhook handlers', () => {
   it('candidate_moved/disqualified cancels the candidate’s pending invitations and queues each report update `canceled`', async () => {
-    partner = partnerWebhooks();
-    const [first, second] = partner.invite(COMPANY, [17, 17]);
-    const [other] = partner.invite(COMPANY, [18]);
-    const [otherCompany] = partner.invite(2, [17]);
+    partner = await partnerWebhooks();
+    const [first, second] = await partner.invite(COMPANY, [17, 17]);
+    const [other] = await partner.invite(COMPANY, [18]);
+    const [otherCompany] = await partner.invite(2, [17]);
     const event = candidateEvent('candidate_moved', 'disqualified', 17, {
       details: { to_stage: { id: 3, name: 'Interview' }, disqualify_reason: { id: 1, name: 'Not a fit' } },
     }, 9001);
     await deliver(event);
-    expect(invitation(first!)!.status).toBe('sent');
+    expect((await invitation(first!))!.status).toBe('sent');
 
     expect(await partner.processor.runOnce()).toBe(1);
     for (const reportId of [first!, second!]) {
-      expect(invitation(reportId)!.status).toBe('canceled');
-      expect(queued(reportId)).toEqual([{ status: 'canceled' }]);
+      expect((await invitation(reportId))!.status).toBe('canceled');
+      expect(await queued(reportId)).toEqual([{ status: 'canceled' }]);
     }
-    expect(invitation(other!)!.status).toBe('sent');
-    expect(invitation(otherCompany!)!.status).toBe('sent');
-    expect(queued(other!)).toEqual([]);
-    expect(entry(9001)).toMatchObject({ status: 'handled', outcome: 'disqualified: canceled 2 pending invitation(s)', candidateId: 17 });
-    expect(partner.db.prepare('SELECT payload FROM webhook_inbox WHERE event_id = 9001').get()).toEqual({ payload: null });
+    expect((await invitation(other!))!.status).toBe('sent');
+    expect((await invitation(otherCompany!))!.status).toBe('sent');
+    expect(await queued(other!)).toEqual([]);
+    expect(await entry(9001)).toMatchObject({ status: 'handled', outcome: 'disqualified: canceled 2 pending invitation(s)', candidateId: 17 });
+    expect(await partner.row('SELECT payload FROM webhook_inbox WHERE event_id = 9001')).toEqual({ payload: null });
 
     // Redelivered later: nothing happens again.
     await deliver(event);
     expect(await partner.processor.runOnce()).toBe(0);
-    expect(queued(first!)).toEqual([{ status: 'canceled' }]);
+    expect(await queued(first!)).toEqual([{ status: 'canceled' }]);
   });
 
   it('leaves finished invitations alone when a candidate is disqualified', async () => {
-    partner = partnerWebhooks();
-    const [done] = partner.invite(COMPANY, [17]);
-    arrangeStatus(partner.db, done!, 'completed');
+    partner = await partnerWebhooks();
+    const [done] = await partner.invite(COMPANY, [17]);
+    await arrangeStatus(partner.sql, done!, 'completed');
     await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9002));
     await partner.processor.runOnce();
-    expect(invitation(done!)!.status).toBe('completed');
-    expect(queued(done!)).toEqual([]);
-    expect(entry(9002)!.outcome).toBe('disqualified: canceled 0 pending invitation(s)');
+    expect((await invitation(done!))!.status).toBe('completed');
+    expect(await queued(done!)).toEqual([]);
+    expect((await entry(9002))!.outcome).toBe('disqualified: canceled 0 pending invitation(s)');
   });
 
   it.each([
     ['stage_changed', { from_stage: { id: 1, name: 'Applied' }, to_stage: { id: 3, name: 'Interview' } }, 'moved from Applied to Interview'],
     ['requalified', { to_stage: { id: 3, name: 'Interview' } }, 'requalified into Interview'],
   ])('candidate_moved/%s is recorded and cancels nothing', async (subtype, details, outcome) => {
-    partner = partnerWebhooks();
-    const [reportId] = partner.invite(COMPANY, [17]);
+    partner = await partnerWebhooks();
+    const [reportId] = await partner.invite(COMPANY, [17]);
     await deliver(candidateEvent('candidate_moved', subtype, 17, { details }, 9003));
     await partner.processor.runOnce();
-    expect(invitation(reportId!)!.status).toBe('sent');
-    expect(entry(9003)).toMatchObject({ status: 'handled', outcome });
+    expect((await invitation(reportId!))!.status).toBe('sent');
+    expect(await entry(9003)).toMatchObject({ status: 'handled', outcome });
   });
 
   it('candidate_deleted erases the candidate’s personal data, keeps the rows, and logs it by ids only', async () => {
     const { logger, lines } = capturedLogger();
-    partner = partnerWebhooks({ logger });
-    const [p2, f2] = partner.invite(COMPANY, [17, 17]);
-    const [k2] = partner.invite(COMPANY, [18]);
-    arrangeStatus(partner.db, f2!, 'completed');
-    partner.db.prepare("UPDATE invitations SET score = '87' WHERE report_id = ?").run(f2!);
+    partner = await partnerWebhooks({ logger });
+    const [p2, f2] = await partner.invite(COMPANY, [17, 17]);
+    const [k2] = await partner.invite(COMPANY, [18]);
+    await arrangeStatus(partner.sql, f2!, 'completed');
+    await partner.sql.run(dollars("UPDATE invitations SET score = '87' WHERE report_id = ?"), [f2!]);
     // An earlier event about the same candidate whose handling was given up still holds its payload.
     await deliver(candidateEvent('new_candidate', 'email', 17, { offers: [] }, 9010));
-    partner.db.prepare("UPDATE webhook_inbox SET status = 'failed' WHERE event_id = 9010").run();
+    await partner.sql.run("UPDATE webhook_inbox SET status = 'failed' WHERE event_id = 9010");
 
     await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9011));
     await partner.processor.runOnce();
 
     for (const reportId of [p2!, f2!]) {
-      expect(invitation(reportId)).toMatchObject({ first_name: '', last_name: '', email: '', phone: null, extra_inputs: '{}', candidate_id: 17 });
+      expect(await invitation(reportId)).toMatchObject({ first_name: '', last_name: '', email: '', phone: null, extra_inputs: '{}', candidate_id: 17 });
     }
-    expect(invitation(p2!)!.status).toBe('canceled');
-    expect(queued(p2!)).toEqual([{ status: 'canceled' }]);
-    expect(invitation(f2!)).toMatchObject({ status: 'completed', score: '87' });
-    expect(invitation(k2!)).toMatchObject({ first_name: 'Ada', email: 'candidate-18@example.com', status: 'sent' });
-    expect(entry(9011)).toMatchObject({
+    expect((await invitation(p2!))!.status).toBe('canceled');
+    expect(await queued(p2!)).toEqual([{ status: 'canceled' }]);
+    expect(await invitation(f2!)).toMatchObject({ status: 'completed', score: '87' });
+    expect(await invitation(k2!)).toMatchObject({ first_name: 'Ada', email: 'candidate-18@example.com', status: 'sent' });
+    expect(await entry(9011)).toMatchObject({
       status: 'handled',
       outcome: 'erased the personal data of 2 invitation(s); canceled 1 pending',
     });
-    expect(partner.db.prepare('SELECT event_id FROM webhook_inbox WHERE payload IS NOT NULL').all()).toEqual([]);
+    expect(await partner.rows('SELECT event_id FROM webhook_inbox WHERE payload IS NOT NULL')).toEqual([]);
 
     const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'erased the personal data of a candidate deleted on the platform');
     expect(line).toMatchObject({ eventId: 9011, companyId: COMPANY, candidateId: 17, invitations: 2, canceled: 1 });
@@ -114,14 +111,14 @@ describe('webhook handlers', () => {
 
   it('candidate_deleted also forgets the e-mails sent to the candidate: recipient, subject and the kept message, in the database', async () => {
     const { logger, lines } = capturedLogger();
-    partner = partnerWebhooks({ logger });
-    const [reportId, completed] = partner.invite(COMPANY, [17, 17]);
-    const [other] = partner.invite(COMPANY, [18]);
-    arrangeStatus(partner.db, completed!, 'completed');
-    const mail = mailOutbox(partner.db, partner.clock);
+    partner = await partnerWebhooks({ logger });
+    const [reportId, completed] = await partner.invite(COMPANY, [17, 17]);
+    const [other] = await partner.invite(COMPANY, [18]);
+    await arrangeStatus(partner.sql, completed!, 'completed');
+    const mail = mailOutbox(partner.sql, partner.clock);
     const mailer = createMailer({ transport: 'json', smtpUrl: undefined, from: 'Demo Assessments <no-reply@partner.test>', maxConnections: 1 });
     const sendTo = async (report: string, candidate: number) => {
-      const id = mail.enqueue(report, 'invitation');
+      const id = await mail.enqueue(partner.sql, report, 'invitation');
       const subject = 'Acme invites you to take the JavaScript test';
       const sent = await mailer.send({
         to: { name: 'Ada Lovelace', address: `candidate-${candidate}@example.com` },
@@ -129,35 +126,38 @@ describe('webhook handlers', () => {
         text: 'Hello Ada Lovelace, start here: https://partner.test/take?token=abc',
         html: '<p>Hello Ada Lovelace</p>',
       });
-      mail.markSent(id, { recipient: `candidate-${candidate}@example.com`, subject, ...sent });
+      await mail.markSent(partner.sql, id, { recipient: `candidate-${candidate}@example.com`, subject, ...sent });
       return id;
     };
     const ids = [await sendTo(reportId!, 17), await sendTo(completed!, 17)];
     const kept = await sendTo(other!, 18);
     mailer.close();
     // An e-mail sent through SMTP: its recipient and subject are kept, the message is not.
-    const old = mail.enqueue(completed!, 'invitation');
-    partner.db.prepare("UPDATE mail_outbox SET status = 'sent', recipient = 'candidate-17@example.com', subject = 'Your test, Ada' WHERE id = ?").run(old);
-    expect(mail.find(ids[0]!)!.message).toContain('candidate-17@example.com');
+    const old = await mail.enqueue(partner.sql, completed!, 'invitation');
+    await partner.sql.run(dollars("UPDATE mail_outbox SET status = 'sent', recipient = 'candidate-17@example.com', subject = 'Your test, Ada' WHERE id = ?"), [old]);
+    expect((await mail.find(ids[0]!))!.message).toContain('candidate-17@example.com');
 
     await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9015));
     await partner.processor.runOnce();
 
-    // Read back from the database file, as anyone with a copy of it would.
-    const db = new Database(partner.db.name, { readonly: true });
+    // Read back from the database file, as anyone with a copy of it would (on PostgreSQL, from the
+    // database, on a connection of its own).
+    const copy = ON_POSTGRES ? undefined : new Database(partner.db.name, { readonly: true });
+    const read = (text: string, ...params: unknown[]) =>
+      copy ? Promise.resolve(copy.prepare(text).all(...params) as Record<string, unknown>[]) : partner.rows(text, ...params);
     try {
-      const rows = db.prepare('SELECT * FROM mail_outbox WHERE id IN (?, ?, ?) ORDER BY id').all(...ids, old) as Record<string, unknown>[];
+      const rows = await read('SELECT * FROM mail_outbox WHERE id IN (?, ?, ?) ORDER BY id', ...ids, old);
       expect(rows.map(({ recipient, subject, message, status }) => ({ recipient, subject, message, status }))).toEqual(
         [...ids, old].map(() => ({ recipient: null, subject: null, message: null, status: 'sent' })),
       );
-      const left = JSON.stringify([rows, db.prepare('SELECT * FROM invitations WHERE candidate_id = 17').all()]);
+      const left = JSON.stringify([rows, await read('SELECT * FROM invitations WHERE candidate_id = 17')]);
       for (const personal of ['Ada', 'Lovelace', 'candidate-17@example.com']) expect(left).not.toContain(personal);
       // Another candidate's e-mail is untouched.
-      const other18 = db.prepare('SELECT recipient, message FROM mail_outbox WHERE id = ?').get(kept) as { recipient: string; message: string };
-      expect(other18.recipient).toBe('candidate-18@example.com');
-      expect(JSON.parse(other18.message)).toMatchObject({ to: [{ name: 'Ada Lovelace', address: 'candidate-18@example.com' }] });
+      const [other18] = (await read('SELECT recipient, message FROM mail_outbox WHERE id = ?', kept)) as { recipient: string; message: string }[];
+      expect(other18!.recipient).toBe('candidate-18@example.com');
+      expect(JSON.parse(other18!.message)).toMatchObject({ to: [{ name: 'Ada Lovelace', address: 'candidate-18@example.com' }] });
     } finally {
-      db.close();
+      copy?.close();
     }
     const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'erased the personal data of a candidate deleted on the platform');
     expect(line).toMatchObject({ eventId: 9015, invitations: 2, mails: 3 });
@@ -165,12 +165,12 @@ describe('webhook handlers', () => {
   });
 
   it('an event for a company no account is bound to is recorded and changes nothing', async () => {
-    partner = partnerWebhooks();
-    const [elsewhere] = partner.invite(2, [17]);
+    partner = await partnerWebhooks();
+    const [elsewhere] = await partner.invite(2, [17]);
     await deliver(candidateEvent('candidate_deleted', 'manual', 17, { offers: [] }, 9020));
     await partner.processor.runOnce();
-    expect(invitation(elsewhere!)).toMatchObject({ first_name: 'Ada', status: 'sent' });
-    expect(entry(9020)).toMatchObject({ status: 'handled', outcome: 'erased the personal data of 0 invitation(s); canceled 0 pending' });
+    expect(await invitation(elsewhere!)).toMatchObject({ first_name: 'Ada', status: 'sent' });
+    expect(await entry(9020)).toMatchObject({ status: 'handled', outcome: 'erased the personal data of 0 invitation(s); canceled 0 pending' });
   });
 
   it.each([
@@ -181,19 +181,19 @@ describe('webhook handlers', () => {
     ['offer_updated', 'tags_changed'],
     ['candidate_hired', 'manual'],
   ])('%s is recorded for the dashboard, without its payload', async (eventType, eventSubtype) => {
-    partner = partnerWebhooks();
-    const [reportId] = partner.invite(COMPANY, [17]);
+    partner = await partnerWebhooks();
+    const [reportId] = await partner.invite(COMPANY, [17]);
     await deliver(envelope({ id: 9030, event_type: eventType, event_subtype: eventSubtype }));
     await partner.processor.runOnce();
-    expect(partner.processor.inbox.list({ companyId: COMPANY })).toEqual([
+    expect(await partner.processor.inbox.list({ companyId: COMPANY })).toEqual([
       expect.objectContaining({ eventId: 9030, eventType, eventSubtype, status: 'handled', outcome: `recorded (${eventSubtype})`, offerId: 101 }),
     ]);
-    expect(invitation(reportId!)!.status).toBe('sent');
+    expect((await invitation(reportId!))!.status).toBe('sent');
   });
 
   it('retries a failing handler with growing delays and gives up after the last attempt', async () => {
     let calls = 0;
-    partner = partnerWebhooks({
+    partner = await partnerWebhooks({
       handlers: {
         offer_published: () => {
           calls += 1;
@@ -202,13 +202,13 @@ describe('webhook handlers', () => {
       },
     });
     await deliver(envelope({ id: 9040 }));
-    const nextAt = () => Date.parse(entry(9040)!.nextAttemptAt!) - partner.clock.now();
+    const nextAt = async () => Date.parse((await entry(9040))!.nextAttemptAt!) - partner.clock.now();
     await partner.processor.runOnce();
-    const delays = [nextAt()];
+    const delays = [await nextAt()];
     for (let i = 2; i < MAX_HANDLER_ATTEMPTS; i++) {
       partner.clock.advance(delays.at(-1)!);
       await partner.processor.runOnce();
-      delays.push(nextAt());
+      delays.push(await nextAt());
     }
     // Each wait is at least as long as the one before (exponential with jitter, 30 s up to an hour).
     expect(delays[0]).toBeGreaterThanOrEqual(15_000);
@@ -217,49 +217,49 @@ describe('webhook handlers', () => {
     partner.clock.advance(delays.at(-1)!);
     await partner.processor.runOnce();
     expect(calls).toBe(MAX_HANDLER_ATTEMPTS);
-    expect(entry(9040)).toMatchObject({ status: 'failed', attempts: MAX_HANDLER_ATTEMPTS, lastError: 'product API down', nextAttemptAt: null });
+    expect(await entry(9040)).toMatchObject({ status: 'failed', attempts: MAX_HANDLER_ATTEMPTS, lastError: 'product API down', nextAttemptAt: null });
     partner.clock.advance(24 * 60 * 60_000);
     await partner.processor.runOnce();
     expect(calls).toBe(MAX_HANDLER_ATTEMPTS);
   });
 
   it('gives up at once on a payload the handler cannot read', async () => {
-    partner = partnerWebhooks();
+    partner = await partnerWebhooks();
     await deliver(envelope({ id: 9050, event_type: 'candidate_deleted', event_subtype: 'manual', payload: { company: { id: COMPANY, name: 'Acme' } } }));
     await partner.processor.runOnce();
-    expect(entry(9050)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'payload: candidate must be an object with the candidate id' });
+    expect(await entry(9050)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'payload: candidate must be an object with the candidate id' });
   });
 
   it('remembers event ids for the dedupe window, then forgets them', async () => {
-    partner = partnerWebhooks();
+    partner = await partnerWebhooks();
     const body = envelope({ id: 9060 });
     await deliver(body);
     await partner.processor.runOnce();
     partner.clock.advance(WEBHOOK_DEDUPE_WINDOW_MS - 1);
     await partner.processor.runOnce();
     await deliver(body);
-    expect(entry(9060)).toMatchObject({ status: 'handled', duplicates: 1 });
+    expect(await entry(9060)).toMatchObject({ status: 'handled', duplicates: 1 });
     partner.clock.advance(2);
     await partner.processor.runOnce();
-    expect(entry(9060)).toBeUndefined();
+    expect(await entry(9060)).toBeUndefined();
   });
 
   it('handles what a previous process stored but never handled', async () => {
-    partner = partnerWebhooks();
-    const [reportId] = partner.invite(COMPANY, [17]);
+    partner = await partnerWebhooks();
+    const [reportId] = await partner.invite(COMPANY, [17]);
     await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9070));
     // A new processor over the same database, as after a restart.
     const { webhookProcessor } = await import('../../src/partner/webhooks/processor.js');
     const { invitationLifecycle } = await import('../../src/partner/invitations/lifecycle.js');
     const { mailOutbox } = await import('../../src/partner/mail/outbox.js');
-    const lifecycle = invitationLifecycle({ db: partner.db, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.db, partner.clock) });
+    const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.sql, partner.clock) });
     const restarted = webhookProcessor({
-      db: partner.db,
+      sql: partner.sql,
       clock: partner.clock,
       logger: createLogger('silent'),
       cancelInvitation: (id) => lifecycle.cancel(id, 'platform'),
     });
     expect(await restarted.runOnce()).toBe(1);
-    expect(invitation(reportId!)!.status).toBe('canceled');
+    expect((await invitation(reportId!))!.status).toBe('canceled');
   });
 });

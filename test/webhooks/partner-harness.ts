@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accountStore, type AccountStore } from '../../src/partner/accounts/store.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
-import { openDb, type Db } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Sql } from '../../src/lib/sql.js';
+import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
@@ -23,7 +25,12 @@ export const PREVIOUS_SECRET = 'previous-secret-before-rotation';
 
 export interface PartnerWebhooks {
   app: Express;
-  db: Db;
+  sql: Sql;
+  /** The SQLite connection (SQLite only: a test that reads it runs on SQLite only). */
+  readonly db: Db;
+  /** One row of a query of the test's own (`?` placeholders), on whichever database. */
+  row(text: string, ...params: unknown[]): Promise<Record<string, unknown> | undefined>;
+  rows(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]>;
   clock: FakeClock;
   accounts: AccountStore;
   invitations: InvitationStore;
@@ -34,8 +41,8 @@ export interface PartnerWebhooks {
   /** Events the receiver stored, counted by the onStored hook. */
   stored: () => number;
   /** An account bound to `companyId` with a pending invitation for each candidate id; returns the report ids. */
-  invite(companyId: number, candidateIds: number[], accountName?: string): string[];
-  close(): void;
+  invite(companyId: number, candidateIds: number[], accountName?: string): Promise<string[]>;
+  close(): Promise<void>;
 }
 
 let reportCounter = 0;
@@ -46,24 +53,26 @@ const nextReportId = () => `00000000-0000-4000-8000-${(++reportCounter).toString
  * partner's createApp would mount it, and the processor wired to the kit's real cancel
  * (`invitationLifecycle.cancel`, which queues the report update).
  */
-export function partnerWebhooks(
+export async function partnerWebhooks(
   options: { handlers?: Record<string, WebhookHandler>; bodyLimitBytes?: number; logger?: Logger } = {},
-): PartnerWebhooks {
+): Promise<PartnerWebhooks> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-webhooks-'));
-  const db = openDb(path.join(dir, 'partner.db'));
+  const settings = await freshDatabase(dir);
+  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const { sql } = database;
   const clock = fakeClock(Date.parse('2026-03-02T08:00:00.000Z'));
   const logger = options.logger ?? createLogger('silent');
-  const accounts = accountStore(db, clock);
-  const invitations = invitationStore(db, clock);
-  const reports = reportOutbox(db, clock);
-  const lifecycle = invitationLifecycle({ db, clock, kind: 'assessment', reports, mail: mailOutbox(db, clock) });
+  const accounts = accountStore(sql, clock);
+  const invitations = invitationStore(sql, clock);
+  const reports = reportOutbox(sql, clock);
+  const lifecycle = invitationLifecycle({ sql, clock, kind: 'assessment', reports, mail: mailOutbox(sql, clock) });
   const secrets = new Map<number, string[]>([[COMPANY, [SECRET]]]);
   let stored = 0;
 
   const app = express();
   app.use(helmet());
   registerWebhookReceiver(app, {
-    db,
+    sql,
     clock,
     logger,
     secrets: (companyId) => secrets.get(companyId) ?? [],
@@ -74,7 +83,7 @@ export function partnerWebhooks(
   app.use(errorHandler(logger));
 
   const processor = webhookProcessor({
-    db,
+    sql,
     clock,
     logger,
     handlers: options.handlers,
@@ -83,7 +92,12 @@ export function partnerWebhooks(
 
   return {
     app,
-    db,
+    sql,
+    get db() {
+      return sqliteOf(sql);
+    },
+    row: (text, ...params) => rowOf(sql, text, ...params),
+    rows: (text, ...params) => rowsOf(sql, text, ...params),
     clock,
     accounts,
     invitations,
@@ -91,12 +105,13 @@ export function partnerWebhooks(
     processor,
     secrets,
     stored: () => stored,
-    invite(companyId, candidateIds, accountName = `Customer of company ${companyId}`) {
-      const { account } = accounts.create(accountName);
-      accounts.bindCompany(account, companyId);
-      return candidateIds.map((candidateId) => {
+    async invite(companyId, candidateIds, accountName = `Customer of company ${companyId}`) {
+      const { account } = await accounts.create(accountName);
+      await accounts.bindCompany(account, companyId);
+      const reportIds: string[] = [];
+      for (const candidateId of candidateIds) {
         const reportId = nextReportId();
-        invitations.create({
+        await invitations.create({
           reportId,
           accountId: account.id,
           companyId,
@@ -109,11 +124,12 @@ export function partnerWebhooks(
           phone: '+44 20 7946 0000',
           extraInputs: { admin: { id: 1, name: 'Riley Recruiter', email: 'riley@acme.example' } },
         });
-        return reportId;
-      });
+        reportIds.push(reportId);
+      }
+      return reportIds;
     },
-    close() {
-      db.close();
+    async close() {
+      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

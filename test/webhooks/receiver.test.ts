@@ -15,8 +15,8 @@ import {
 } from './partner-harness.js';
 
 let partner: PartnerWebhooks;
-beforeEach(() => {
-  partner = partnerWebhooks();
+beforeEach(async () => {
+  partner = await partnerWebhooks();
 });
 afterEach(() => partner.close());
 
@@ -24,7 +24,7 @@ const URL = `/webhooks/platform/${COMPANY}`;
 // Strings go out byte for byte (superagent would JSON-encode a Buffer sent as application/json).
 const post = (body: string | Buffer, headers: Record<string, string> = {}, url = URL) =>
   request(partner.app).post(url).set(headers).send(typeof body === 'string' ? body : body.toString('utf8'));
-const rows = () => partner.db.prepare('SELECT event_id, status, duplicates FROM webhook_inbox ORDER BY event_id').all();
+const rows = () => partner.rows('SELECT event_id, status, duplicates FROM webhook_inbox ORDER BY event_id');
 
 describe('webhook receiver', () => {
   it('answers a signed event 200 at once and stores it for the processor', async () => {
@@ -33,15 +33,15 @@ describe('webhook receiver', () => {
     const res = await post(body, signed(body)).expect(200);
     expect(res.body).toEqual({ ok: true });
     expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(rows()).toEqual([{ event_id: id, status: 'pending', duplicates: 0 }]);
+    expect(await rows()).toEqual([{ event_id: id, status: 'pending', duplicates: 0 }]);
     expect(partner.stored()).toBe(1);
-    expect(partner.processor.inbox.find(COMPANY, id)).toMatchObject({ eventType: 'offer_published', offerId: 101, companyId: COMPANY });
+    expect(await partner.processor.inbox.find(COMPANY, id)).toMatchObject({ eventType: 'offer_published', offerId: 101, companyId: COMPANY });
   });
 
   describe('the test request', () => {
     it.each(['{"test":true}', '{"test": true}', '{ "test" : true }\n'])('answers %j 200 without a signature, storing nothing', async (body) => {
       await post(body, { 'content-type': 'application/json' }).expect(200, { ok: true });
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       expect(partner.stored()).toBe(0);
     });
 
@@ -52,7 +52,7 @@ describe('webhook receiver', () => {
     it('answers a signed "test payload" (an example event plus "test": true) 200, storing nothing', async () => {
       const body = JSON.stringify({ ...JSON.parse(envelope({ id: 0 })), test: true });
       await post(body, signed(body)).expect(200);
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     });
 
     it('does not let "test": true skip the signature of anything else', async () => {
@@ -79,7 +79,7 @@ describe('webhook receiver', () => {
       if (signature !== undefined) headers['x-service-signature'] = signature;
       const res = await post(body, headers).expect(401);
       expect(res.body).toEqual({ error: 'Invalid signature' });
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     });
 
     it('the body changed by one bit after signing', async () => {
@@ -109,7 +109,7 @@ describe('webhook receiver', () => {
     partner.secrets.set(COMPANY, [SECRET]);
     const late = envelope({});
     await post(late, signed(late, PREVIOUS_SECRET)).expect(401);
-    expect(rows()).toHaveLength(2);
+    expect(await rows()).toHaveLength(2);
   });
 
   it('checks a company’s events with that company’s secret only', async () => {
@@ -121,7 +121,7 @@ describe('webhook receiver', () => {
     const mismatched = envelope({ companyId: 2 });
     const res = await post(mismatched, signed(mismatched)).expect(422);
     expect(res.body.errors).toEqual({ 'payload.company.id': [`must be ${COMPANY}, the company in the URL`] });
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 
   it('answers a redelivery of the same event id 200 without storing it again', async () => {
@@ -131,7 +131,7 @@ describe('webhook receiver', () => {
     await post(first, signed(first)).expect(200, { ok: true });
     const res = await post(retry, signed(retry)).expect(200);
     expect(res.body).toEqual({ ok: true, duplicate: true });
-    expect(rows()).toEqual([{ event_id: id, status: 'pending', duplicates: 1 }]);
+    expect(await rows()).toEqual([{ event_id: id, status: 'pending', duplicates: 1 }]);
     expect(partner.stored()).toBe(1);
   });
 
@@ -141,18 +141,18 @@ describe('webhook receiver', () => {
     const notEnvelope = JSON.stringify({ id: 'x', payload: [] });
     const res = await post(notEnvelope, signed(notEnvelope)).expect(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['attempt_count', 'created_at', 'event_subtype', 'event_type', 'id', 'payload']);
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 
   it('accepts an event type the kit does not know, to record it', async () => {
     const body = envelope({ event_type: 'candidate_hired', event_subtype: 'manual' });
     await post(body, signed(body)).expect(200);
-    expect(rows()).toHaveLength(1);
+    expect(await rows()).toHaveLength(1);
   });
 
   it('refuses a body over the limit with 413 before reading it all', async () => {
-    partner.close();
-    partner = partnerWebhooks({ bodyLimitBytes: 1024 });
+    await partner.close();
+    partner = await partnerWebhooks({ bodyLimitBytes: 1024 });
     const big = candidateEvent('new_candidate', 'email', 5, { filler: 'x'.repeat(2000) });
     await post(big, signed(big)).expect(413);
   });
@@ -177,6 +177,6 @@ describe('webhook receiver', () => {
       .send(zipped)
       .expect(415);
     expect(res.body).toEqual({ error: 'Content-Encoding is not supported: send the body uncompressed' });
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 });

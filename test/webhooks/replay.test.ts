@@ -25,7 +25,7 @@ beforeEach(async () => {
     await new Promise((resolve) => setImmediate(resolve));
     return 'counted';
   };
-  partner = partnerWebhooks({ handlers: { offer_published: count } });
+  partner = await partnerWebhooks({ handlers: { offer_published: count } });
   server = partner.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   agent = new Agent({ connections: 32 });
@@ -33,7 +33,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await agent.close();
   await new Promise((resolve) => server.close(resolve));
-  partner.close();
+  await partner.close();
 });
 
 describe('replayed deliveries', () => {
@@ -81,7 +81,7 @@ describe('replayed deliveries', () => {
     expect(Object.fromEntries(statuses)).toEqual({ 200: EVENTS * COPIES });
     expect(handledTimes.size).toBe(EVENTS);
     expect([...handledTimes.values()].every((n) => n === 1)).toBe(true);
-    expect(partner.db.prepare("SELECT count(*) AS n, sum(duplicates) AS d FROM webhook_inbox WHERE status = 'handled'").get()).toEqual({
+    expect(await partner.row("SELECT count(*) AS n, sum(duplicates) AS d FROM webhook_inbox WHERE status = 'handled'")).toEqual({
       n: EVENTS,
       d: EVENTS * (COPIES - 1),
     });

@@ -16,7 +16,7 @@ import type { Express } from 'express';
  *
  * Express still sets the prototypes itself, so the app behaves the same under any other server
  * (supertest's, for one): this server only makes it cheaper. Listen first if you need the port,
- * then `serve(app)`: requests are answered from then on.
+ * then `serve(app)`: requests are answered from then on, and with a 503 until then.
  */
 export function appServer(options: ServerOptions = {}): { server: Server; serve(app: Express): void } {
   // Plain constructor functions, not classes: their `prototype` can be pointed at the app's
@@ -27,16 +27,28 @@ export function appServer(options: ServerOptions = {}): { server: Server; serve(
   function Response(this: ServerResponse, req: IncomingMessage, responseOptions?: unknown) {
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, responseOptions);
   }
-  const server = createServer({
-    ...options,
-    IncomingMessage: Request as unknown as typeof IncomingMessage,
-    ServerResponse: Response as unknown as typeof ServerResponse,
-  });
+  // Until the app is served, plain requests and responses, each answered 503: a request that
+  // arrives while the server starts (the database migrating, say) is told to come back.
+  Request.prototype = IncomingMessage.prototype;
+  Response.prototype = ServerResponse.prototype;
+  const starting = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+    res.end(JSON.stringify({ error: 'The server is starting' }));
+  };
+  const server = createServer(
+    {
+      ...options,
+      IncomingMessage: Request as unknown as typeof IncomingMessage,
+      ServerResponse: Response as unknown as typeof ServerResponse,
+    },
+    starting,
+  );
   return {
     server,
     serve(app) {
       Request.prototype = app.request;
       Response.prototype = app.response;
+      server.off('request', starting);
       server.on('request', app);
     },
   };

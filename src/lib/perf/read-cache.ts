@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Sql } from '../sql.js';
 
 /**
  * A bounded in-memory cache of reads from the accounts, tokens and tests tables. Triggers bump
@@ -17,10 +17,14 @@ import type { Db } from '../db.js';
  *   that come back within the window, more of them than it holds, then find the same `max` of them
  *   cached every time, instead of each evicting another before its turn comes round; and entries
  *   nobody reads any more make room within one window.
+ *
+ * On PostgreSQL it keeps nothing: other instances write too, and a query there costs no more than
+ * the round trip the cache's counter would need.
  */
-export function readCache<K, V>(db: Db, options: { max: number }) {
+export function readCache<K, V>(sql: Sql, options: { max: number }) {
   if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError(`readCache: max must be a whole number of entries, at least 1 (got ${options.max})`);
-  const generation = db.prepare<[], number>('SELECT n FROM read_cache_generation').pluck();
+  if (!sql.sqlite) return { get: (key: K, load: (key: K) => Promise<V | undefined>) => load(key), size: 0 };
+  const generation = sql.sqlite.prepare<[], number>('SELECT n FROM read_cache_generation').pluck();
   let seen = generation.get();
   const window = 4 * options.max;
   /** Oldest first, each with the read at which it was last used. */
@@ -31,8 +35,11 @@ export function readCache<K, V>(db: Db, options: { max: number }) {
   let missedBefore = new Set<K>();
 
   return {
-    /** The cached value, or `load(key)`, kept by the rules above (misses are not cached). */
-    get(key: K, load: (key: K) => V | undefined): V | undefined {
+    /**
+     * The cached value, or `load(key)`, kept by the rules above (misses are not cached). A hit is
+     * returned as it is, not as a promise: `await` takes either.
+     */
+    get(key: K, load: (key: K) => Promise<V | undefined>): V | Promise<V | undefined> | undefined {
       const now = generation.get();
       if (now !== seen) {
         seen = now;
@@ -47,23 +54,26 @@ export function readCache<K, V>(db: Db, options: { max: number }) {
         hit.readAt = reads;
         return hit.value;
       }
-      const value = load(key);
-      if (value === undefined) return undefined;
-      if (!missed.has(key) && !missedBefore.has(key)) {
-        missed.add(key);
-        return value;
-      }
-      if (entries.size >= options.max) {
-        // Map keeps insertion order: the first entry is the oldest.
-        const [oldestKey, oldest] = entries.entries().next().value!;
-        entries.delete(oldestKey);
-        if (oldest.readAt > reads - window) {
-          entries.set(oldestKey, oldest);
+      const at = reads;
+      return load(key).then((value) => {
+        if (value === undefined || generation.get() !== now) return value; // a write came in while it was read
+        if (!missed.has(key) && !missedBefore.has(key)) {
+          missed.add(key);
           return value;
         }
-      }
-      entries.set(key, { value, readAt: reads });
-      return value;
+        if (entries.has(key)) return value; // another read of the same key got there first
+        if (entries.size >= options.max) {
+          // Map keeps insertion order: the first entry is the oldest.
+          const [oldestKey, oldest] = entries.entries().next().value!;
+          entries.delete(oldestKey);
+          if (oldest.readAt > at - window) {
+            entries.set(oldestKey, oldest);
+            return value;
+          }
+        }
+        entries.set(key, { value, readAt: at });
+        return value;
+      });
     },
     /** How many values it holds. */
     get size(): number {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import { placeholders, type Sql } from '../../lib/sql.js';
 import { readCache } from '../../lib/perf/read-cache.js';
 import { TOKEN_PREFIX, issueToken, parseToken, tokenMatches } from './tokens.js';
 
@@ -31,98 +31,88 @@ function toSummary(r: SummaryRow): AccountSummary {
 
 export type AccountStore = ReturnType<typeof accountStore>;
 
-/** Customer accounts and their tokens. */
-export function accountStore(db: Db, clock: Clock) {
-  const tokenByLookup = db.prepare<[string], AccountRow & { digest: Buffer; revoked_at: string | null }>(
-    `SELECT a.id, a.name, a.company_id, t.digest, t.revoked_at
-       FROM account_tokens t JOIN accounts a ON a.id = t.account_id
-      WHERE t.lookup = ?`,
-  );
-  const bind = db.prepare<[number, string, number]>(
-    'UPDATE accounts SET company_id = ?, bound_at = ? WHERE id = ? AND company_id IS NULL',
-  );
-  const companyOf = db.prepare<[number], { company_id: number | null }>('SELECT company_id FROM accounts WHERE id = ?');
-  const insertAccount = db.prepare<[string, string], { id: number }>(
-    'INSERT INTO accounts (name, created_at) VALUES (?, ?) RETURNING id',
-  );
-  const insertToken = db.prepare<[number, string, Buffer, string]>(
-    'INSERT INTO account_tokens (account_id, lookup, digest, created_at) VALUES (?, ?, ?, ?)',
-  );
-  const revokeAll = db.prepare<[string, number]>(
-    'UPDATE account_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL',
-  );
-  const summaries = <P extends unknown[]>(where: string) =>
-    db.prepare<P, SummaryRow>(
-      `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
-              (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
-         FROM accounts a ${where}`,
-    );
-  const listAll = summaries<[]>('ORDER BY a.id');
-  const newest = summaries<[number]>('ORDER BY a.id DESC LIMIT ?');
-  const summaryOf = summaries<[number]>('WHERE a.id = ?');
-  // Each account of a platform company that several accounts are connected to.
-  const sharing = summaries<[]>(
-    `WHERE a.company_id IN (SELECT company_id FROM accounts WHERE company_id IS NOT NULL GROUP BY company_id HAVING count(*) > 1)
-     ORDER BY a.company_id, a.id`,
-  );
-  const countAll = db.prepare<[], number>('SELECT count(*) FROM accounts').pluck();
-  const namesOf = db.prepare<[string], { id: number; name: string }>('SELECT id, name FROM accounts WHERE id IN (SELECT value FROM json_each(?))');
-  const activeTokenRows = db.prepare<[number], { account_id: number; lookup: string; created_at: string }>(
-    'SELECT account_id, lookup, created_at FROM account_tokens WHERE account_id = ? AND revoked_at IS NULL ORDER BY id',
-  );
-  const exists = db.prepare<[number], { id: number }>('SELECT id FROM accounts WHERE id = ?');
+const SUMMARY = `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
+        (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
+   FROM accounts a`;
 
+/** Customer accounts and their tokens. */
+export function accountStore(sql: Sql, clock: Clock) {
   // Every callback authenticates; tokens already seen skip the parse, hash and query. Any write to
   // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see lib/perf/read-cache.ts.
-  const authenticated = readCache<string, Account>(db, { max: 10_000 });
-  const lookupToken = (token: string): Account | undefined => {
+  const authenticated = readCache<string, Account>(sql, { max: 10_000 });
+  const lookupToken = async (token: string): Promise<Account | undefined> => {
     const parsed = parseToken(token);
     if (!parsed) return undefined;
-    const row = tokenByLookup.get(parsed.lookup);
+    const row = await sql.get<AccountRow & { digest: Buffer; revoked_at: string | null }>(
+      `SELECT a.id, a.name, a.company_id, t.digest, t.revoked_at
+         FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+        WHERE t.lookup = $1`,
+      [parsed.lookup],
+    );
     if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
     return Object.freeze({ id: row.id, name: row.name, companyId: row.company_id });
   };
 
-  const issueFor = (accountId: number): string => {
+  const issueFor = async (tx: Sql, accountId: number): Promise<string> => {
     const issued = issueToken();
-    insertToken.run(accountId, issued.lookup, issued.digest, isoAt(clock.now()));
+    await tx.run('INSERT INTO account_tokens (account_id, lookup, digest, created_at) VALUES ($1, $2, $3, $4)', [
+      accountId,
+      issued.lookup,
+      issued.digest,
+      isoAt(clock.now()),
+    ]);
     return issued.token;
   };
+  const exists = async (accountId: number) => (await sql.get('SELECT id FROM accounts WHERE id = $1', [accountId])) !== undefined;
+  const summaries = async (query: string, params: unknown[] = []) => (await sql.all<SummaryRow>(`${SUMMARY} ${query}`, params)).map(toSummary);
 
   return {
     /** The account a presented token belongs to; undefined for malformed, unknown or revoked tokens. */
-    authenticate(token: string): Account | undefined {
+    async authenticate(token: string): Promise<Account | undefined> {
       return authenticated.get(token, lookupToken);
     },
 
     /**
      * Binds the account to a platform company on its first validate_token. Returns false when the
-     * account is already bound to a different company.
+     * account is already bound to a different company. Two first calls at once, on any instances:
+     * the conditional update lets one bind, and the other reads what it bound.
      */
-    bindCompany(account: Account, companyId: number): boolean {
+    async bindCompany(account: Account, companyId: number): Promise<boolean> {
       // Already bound (every validate_token after the first): no write needed.
       if (account.companyId !== null) return account.companyId === companyId;
-      if (bind.run(companyId, isoAt(clock.now()), account.id).changes === 1) return true;
+      const bound = await sql.run('UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3 AND company_id IS NULL', [
+        companyId,
+        isoAt(clock.now()),
+        account.id,
+      ]);
+      if (bound.changes === 1) return true;
       // Bound by a concurrent call in the meantime.
-      return companyOf.get(account.id)?.company_id === companyId;
+      const row = await sql.get<{ company_id: number | null }>('SELECT company_id FROM accounts WHERE id = $1', [account.id]);
+      return row?.company_id === companyId;
     },
 
-    /** Creates an account and its first token; the token is returned once and never stored. */
-    create(name: string): { account: Account; token: string } {
-      return db.transaction(() => {
-        const { id } = insertAccount.get(name, isoAt(clock.now()))!;
-        return { account: { id, name, companyId: null }, token: issueFor(id) };
-      })();
+    /**
+     * Creates an account and its first token; the token is returned once and never stored. `tx`: a
+     * transaction that stores more with the account (its tests).
+     */
+    async create(name: string, tx?: Sql): Promise<{ account: Account; token: string }> {
+      const inside = async (t: Sql) => {
+        const { id } = (await t.get<{ id: number }>('INSERT INTO accounts (name, created_at) VALUES ($1, $2) RETURNING id', [name, isoAt(clock.now())]))!;
+        return { account: { id, name, companyId: null }, token: await issueFor(t, id) };
+      };
+      return tx ? inside(tx) : sql.transaction(inside);
     },
 
     /** A new token for an existing account (rotation); older tokens stay valid until revoked. */
-    issueToken(accountId: number): string | undefined {
-      return exists.get(accountId) ? issueFor(accountId) : undefined;
+    async issueToken(accountId: number): Promise<string | undefined> {
+      return (await exists(accountId)) ? issueFor(sql, accountId) : undefined;
     },
 
     /** Revokes every active token of the account; returns how many, or undefined for an unknown account. */
-    revokeTokens(accountId: number): number | undefined {
-      return exists.get(accountId) ? revokeAll.run(isoAt(clock.now()), accountId).changes : undefined;
+    async revokeTokens(accountId: number): Promise<number | undefined> {
+      if (!(await exists(accountId))) return undefined;
+      const revoked = await sql.run('UPDATE account_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [isoAt(clock.now()), accountId]);
+      return revoked.changes;
     },
 
     /**
@@ -130,22 +120,33 @@ export function accountStore(db: Db, clock: Clock) {
      * lookup part (`ptk_3F9aK2mQx7Lw`), which names it without being a secret. The token itself is
      * never stored.
      */
-    activeTokens(accountId: number): { accountId: number; keyId: string; createdAt: string }[] {
-      return activeTokenRows.all(accountId).map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
+    async activeTokens(accountId: number): Promise<{ accountId: number; keyId: string; createdAt: string }[]> {
+      const rows = await sql.all<{ account_id: number; lookup: string; created_at: string }>(
+        'SELECT account_id, lookup, created_at FROM account_tokens WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id',
+        [accountId],
+      );
+      return rows.map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
     },
 
     /** Every account, oldest first (the accounts CLI). */
-    list: (): AccountSummary[] => listAll.all().map(toSummary),
+    list: (): Promise<AccountSummary[]> => summaries('ORDER BY a.id'),
     /** The `limit` newest accounts, newest first: what a page can show when there are thousands. */
-    newest: (limit: number): AccountSummary[] => newest.all(limit).map(toSummary),
-    count: (): number => countAll.get()!,
-    find(id: number): AccountSummary | undefined {
-      const row = summaryOf.get(id);
-      return row && toSummary(row);
+    newest: (limit: number): Promise<AccountSummary[]> => summaries('ORDER BY a.id DESC LIMIT $1', [limit]),
+    count: async (): Promise<number> => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM accounts'))!.n,
+    async find(id: number): Promise<AccountSummary | undefined> {
+      return (await summaries('WHERE a.id = $1', [id]))[0];
     },
     /** The accounts of each platform company that more than one account is connected to, by company. */
-    sharingACompany: (): AccountSummary[] => sharing.all().map(toSummary),
+    sharingACompany: (): Promise<AccountSummary[]> =>
+      summaries(
+        `WHERE a.company_id IN (SELECT company_id FROM accounts WHERE company_id IS NOT NULL GROUP BY company_id HAVING count(*) > 1)
+         ORDER BY a.company_id, a.id`,
+      ),
     /** Names by id, for the ids given that exist. */
-    namesOf: (ids: readonly number[]): Map<number, string> => new Map(namesOf.all(JSON.stringify(ids)).map((r) => [r.id, r.name])),
+    async namesOf(ids: readonly number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await sql.all<{ id: number; name: string }>(`SELECT id, name FROM accounts WHERE id IN (${placeholders(ids.length)})`, ids);
+      return new Map(rows.map((r) => [r.id, r.name]));
+    },
   };
 }

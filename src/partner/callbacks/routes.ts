@@ -34,10 +34,10 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
   const { accounts, invitations, provider } = deps;
   const json = jsonBody(deps.bodyLimitBytes);
 
-  const authenticate: RequestHandler = (req, res, next) => {
+  const authenticate: RequestHandler = async (req, res, next) => {
     const header = req.headers.authorization;
     const account =
-      header !== undefined && header.startsWith('Bearer ') ? accounts.authenticate(header.slice(7).trim()) : undefined;
+      header !== undefined && header.startsWith('Bearer ') ? await accounts.authenticate(header.slice(7).trim()) : undefined;
     if (!account) return next(unauthorized());
     res.locals.account = account;
     next();
@@ -46,12 +46,12 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
 
   // §4.1 — binds the account to the company on the first call. GET carries no body; it may name
   // the company in the query string, else it only checks the token.
-  const validateToken = (req: Request, res: Response) => {
+  const validateToken = async (req: Request, res: Response) => {
     const input = req.method === 'GET' ? req.query : (req.body ?? {});
     const companyId = (input as { company_id?: unknown }).company_id;
     if (companyId !== undefined) {
       const { company_id } = parseOr422(ValidateTokenBody, { company_id: companyId });
-      if (!accounts.bindCompany(accountOf(res), company_id)) {
+      if (!(await accounts.bindCompany(accountOf(res), company_id))) {
         throw forbidden('This token is already connected to another company');
       }
     }
@@ -98,16 +98,16 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
 
   // §4.4 — the platform cancels a report through the `urls.cancel` the partner gave it. The
   // invitation's link stops working and the report is PATCHed `canceled` (queued with the change).
-  app.post(`${base}/reports/:reportId/cancel`, authenticate, json, (req, res) => {
+  app.post(`${base}/reports/:reportId/cancel`, authenticate, json, async (req, res) => {
     const reportId = ReportId.safeParse(req.params.reportId);
     // Another account's report answers exactly as an id that does not exist.
-    const invitation = reportId.success ? invitations.find(accountOf(res).id, reportId.data) : undefined;
+    const invitation = reportId.success ? await invitations.find(accountOf(res).id, reportId.data) : undefined;
     if (!invitation) throw notFound('Unknown report');
     if (invitation.status === 'completed' || invitation.status === 'failed') {
       throw conflict(`The test was already ${invitation.status} and can no longer be canceled`);
     }
     if (invitation.status === 'sent') {
-      const outcome = deps.lifecycle.cancel(invitation.reportId, 'platform');
+      const outcome = await deps.lifecycle.cancel(invitation.reportId, 'platform');
       // Another process finished it between the read and the cancel.
       if (outcome === 'completed' || outcome === 'failed') {
         throw conflict(`The test was already ${outcome} and can no longer be canceled`);

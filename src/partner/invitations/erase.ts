@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import { placeholders, type Sql } from '../../lib/sql.js';
 
 export interface ErasedCandidate {
   /** Report ids of the invitations whose personal data was erased. */
@@ -17,42 +17,39 @@ export interface ErasedCandidate {
  * reports, deliveries and the dashboard's counts stay consistent. Only the invitations of the
  * given accounts (those bound to the company) are touched. Running it again changes nothing.
  */
-export function eraseCandidatePersonalData(
-  db: Db,
+export async function eraseCandidatePersonalData(
+  sql: Sql,
   clock: Clock,
   target: { companyId: number; candidateId: number; accountIds: readonly number[] },
-): ErasedCandidate {
+): Promise<ErasedCandidate> {
   if (target.accountIds.length === 0) return { reportIds: [], mails: 0 };
-  const accounts = target.accountIds.map(() => '?').join(', ');
-  const reportsOf = db
-    .prepare<(number | string)[], string>(
-      `SELECT report_id FROM invitations WHERE company_id = ? AND candidate_id = ? AND account_id IN (${accounts}) ORDER BY report_id`,
-    )
-    .pluck();
-  const eraseInvitation = db.prepare<[string, string]>(
-    `UPDATE invitations SET first_name = '', last_name = '', email = '', phone = NULL, extra_inputs = '{}', updated_at = ?
-      WHERE report_id = ?`,
-  );
-  const countMails = db
-    .prepare<[string], number>(
-      `SELECT count(*) FROM mail_outbox
-        WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL)`,
-    )
-    .pluck();
-  const eraseMail = db.prepare<[string, string]>(
-    `UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL, last_error = NULL, updated_at = ?
-      WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?)`,
-  );
-
-  return db.transaction(() => {
+  const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $2)';
+  return sql.transaction(async (tx) => {
     const now = isoAt(clock.now());
-    const reportIds = reportsOf.all(target.companyId, target.candidateId, ...target.accountIds);
+    const reportIds = (
+      await tx.all<{ report_id: string }>(
+        `SELECT report_id FROM invitations WHERE company_id = $1 AND candidate_id = $2 AND account_id IN (${placeholders(target.accountIds.length, 3)})
+          ORDER BY report_id`,
+        [target.companyId, target.candidateId, ...target.accountIds],
+      )
+    ).map((r) => r.report_id);
     let mails = 0;
     for (const reportId of reportIds) {
-      eraseInvitation.run(now, reportId);
-      mails += countMails.get(reportId) ?? 0;
-      eraseMail.run(now, reportId);
+      await tx.run(
+        `UPDATE invitations SET first_name = '', last_name = '', email = '', phone = NULL, extra_inputs = '{}', updated_at = $1 WHERE report_id = $2`,
+        [now, reportId],
+      );
+      const kept = await tx.get<{ n: number }>(
+        `SELECT count(*) AS n FROM mail_outbox
+          WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = $1) AND (recipient IS NOT NULL OR subject IS NOT NULL OR message IS NOT NULL)`,
+        [reportId],
+      );
+      mails += kept?.n ?? 0;
+      await tx.run(`UPDATE mail_outbox SET recipient = NULL, subject = NULL, message = NULL, last_error = NULL, updated_at = $1 WHERE invitation_id = ${ofInvitation}`, [
+        now,
+        reportId,
+      ]);
     }
     return { reportIds, mails };
-  })();
+  });
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { PartnerKind, ReportStatus } from '../../contract/decisions.js';
 import { ReportUpdate } from '../../contract/schemas.js';
-import type { Db } from '../../lib/db.js';
+import type { Sql } from '../../lib/sql.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { ProviderResult, ResultDetail } from '../provider/types.js';
 import type { ReportOutbox } from '../reports/outbox.js';
@@ -47,7 +47,7 @@ export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
  * submit, a repeated cancel or a race between the two produces one update, not two.
  */
 export function invitationLifecycle(deps: {
-  db: Db;
+  sql: Sql;
   clock: Clock;
   kind: PartnerKind;
   reports: ReportOutbox;
@@ -57,126 +57,142 @@ export function invitationLifecycle(deps: {
   /** Told after a commit that queued something, so the workers need not wait for their next poll. */
   wake?: () => void;
 }) {
-  const { db, clock, kind, reports, mail, links } = deps;
+  const { sql, clock, kind, reports, mail, links } = deps;
   const wake = () => deps.wake?.();
-
-  const started = db.prepare<[string, string, string, string]>(
-    `UPDATE invitations SET started_at = ?, candidate_url = ?, start_error = NULL, updated_at = ?
-      WHERE report_id = ? AND started_at IS NULL AND status = 'sent'`,
-  );
-  const relinked = db.prepare<[string, string, string]>(
-    `UPDATE invitations SET candidate_url = ?, updated_at = ? WHERE report_id = ? AND status = 'sent' AND started_at IS NOT NULL`,
-  );
-  const submitted = db.prepare<[string, string, string]>(
-    `UPDATE invitations SET submitted_at = ?, updated_at = ? WHERE report_id = ? AND status = 'sent' AND submitted_at IS NULL`,
-  );
-  const finished = db.prepare(
-    `UPDATE invitations SET status = @status, score = @score, subtitle = @subtitle, properties = @properties,
-            details = @details, completed_at = @completedAt, submitted_at = coalesce(submitted_at, @now), updated_at = @now
-      WHERE report_id = @reportId AND status = 'sent'`,
-  );
-  const resultOf = db.prepare<[string], { status: ReportStatus; score: string | null; subtitle: string | null; properties: string }>(
-    'SELECT status, score, subtitle, properties FROM invitations WHERE report_id = ?',
-  );
-  const eventOf = db.prepare<[string, string], number>('SELECT count(*) FROM invitation_events WHERE report_id = ? AND stage = ?').pluck();
-  const addEvent = db.prepare<[string, string, string]>('INSERT INTO invitation_events (report_id, stage, at) VALUES (?, ?, ?)');
-  const openedNow = db.prepare<[string, string, string]>(
-    'UPDATE invitations SET opened_at = ?, updated_at = ? WHERE report_id = ? AND opened_at IS NULL',
-  );
-  const canceled = db.prepare<[string, 'platform' | 'vendor', string, string]>(
-    `UPDATE invitations SET status = 'canceled', canceled_at = ?, canceled_by = ?, updated_at = ?
-      WHERE report_id = ? AND status = 'sent'`,
-  );
-  const statusOf = db.prepare<[string], ReportStatus>('SELECT status FROM invitations WHERE report_id = ?').pluck();
+  const statusOf = async (tx: Sql, reportId: string) =>
+    (await tx.get<{ status: ReportStatus }>('SELECT status FROM invitations WHERE report_id = $1', [reportId]))?.status;
 
   // Parsed with the wire schema before it is queued: an update the platform would refuse (a score
   // over 5 characters, say) fails here, with the change, rather than as a dead letter later.
-  const queue = (reportId: string, body: ReportUpdate) => reports.enqueue(reportId, ReportUpdate.parse(body));
+  const queue = (tx: Sql, reportId: string, body: ReportUpdate) => reports.enqueue(tx, reportId, ReportUpdate.parse(body));
 
-  const start = db.transaction((reportId: string, candidateUrl: string): boolean => {
-    const now = isoAt(clock.now());
-    if (started.run(now, candidateUrl, now, reportId).changes === 0) return false;
-    mail.enqueue(reportId, 'invitation');
-    if (links) queue(reportId, { urls: { show: links.resultsUrl(reportId), cancel: links.cancelUrl(reportId) } });
-    return true;
-  });
-
-  const finish = db.transaction((reportId: string, result: ProviderResult, extra: ResultExtras = {}): ReportOutcome => {
-    const now = isoAt(clock.now());
-    // Check kinds may not send subtitle or properties (contract §3.2): the kit drops them whatever a provider returns.
-    const shown = kind === 'assessment' ? { subtitle: result.subtitle, properties: result.properties } : {};
-    const values = {
-      status: result.status,
-      score: result.score,
-      subtitle: shown.subtitle ?? null,
-      // Stored with the keys in one order, so the same result reported again compares equal.
-      properties: JSON.stringify((shown.properties ?? []).map((p) => ({ label: p.label, value: p.value }))),
+  /** `tx`: a transaction to start in (the starter records a batch of starts in one); else its own. */
+  const start = (reportId: string, candidateUrl: string, tx?: Sql): Promise<boolean> => {
+    const inside = async (t: Sql) => {
+      const now = isoAt(clock.now());
+      const started = await t.run(
+        `UPDATE invitations SET started_at = $1, candidate_url = $2, start_error = NULL, updated_at = $1
+          WHERE report_id = $3 AND started_at IS NULL AND status = 'sent'`,
+        [now, candidateUrl, reportId],
+      );
+      if (started.changes === 0) return false;
+      await mail.enqueue(t, reportId, 'invitation');
+      if (links) await queue(t, reportId, { urls: { show: links.resultsUrl(reportId), cancel: links.cancelUrl(reportId) } });
+      return true;
     };
-    const at = extra.completedAt ?? now;
-    const details = extra.details === undefined ? null : JSON.stringify(extra.details);
-    if (finished.run({ reportId, ...values, details, completedAt: at, now }).changes === 0) {
-      const prior = resultOf.get(reportId);
-      if (!prior) return 'unknown';
-      const same =
-        prior.status === values.status && prior.score === values.score && prior.subtitle === values.subtitle && prior.properties === values.properties;
-      return same ? 'unchanged' : 'conflict';
-    }
-    queue(reportId, {
-      status: result.status,
-      score: result.score,
-      completed_at: at,
-      ...(shown.subtitle !== undefined && { subtitle: shown.subtitle }),
-      ...(shown.properties !== undefined && { properties: shown.properties.map((p) => ({ label: p.label, value: p.value })) }),
-      // A fresh results link: the one sent at the start may be close to its expiry by now.
-      ...(links && { urls: { show: links.resultsUrl(reportId) } }),
+    return tx ? inside(tx) : sql.transaction(inside);
+  };
+
+  const finish = (reportId: string, result: ProviderResult, extra: ResultExtras = {}): Promise<ReportOutcome> =>
+    sql.transaction(async (tx) => {
+      const now = isoAt(clock.now());
+      // Check kinds may not send subtitle or properties (contract §3.2): the kit drops them whatever a provider returns.
+      const shown = kind === 'assessment' ? { subtitle: result.subtitle, properties: result.properties } : {};
+      const values = {
+        status: result.status,
+        score: result.score,
+        subtitle: shown.subtitle ?? null,
+        // Stored with the keys in one order, so the same result reported again compares equal.
+        properties: JSON.stringify((shown.properties ?? []).map((p) => ({ label: p.label, value: p.value }))),
+      };
+      const at = extra.completedAt ?? now;
+      const details = extra.details === undefined ? null : JSON.stringify(extra.details);
+      const finished = await tx.run(
+        `UPDATE invitations SET status = $1, score = $2, subtitle = $3, properties = $4, details = $5, completed_at = $6,
+                submitted_at = coalesce(submitted_at, $7), updated_at = $7
+          WHERE report_id = $8 AND status = 'sent'`,
+        [values.status, values.score, values.subtitle, values.properties, details, at, now, reportId],
+      );
+      if (finished.changes === 0) {
+        const prior = await tx.get<{ status: ReportStatus; score: string | null; subtitle: string | null; properties: string }>(
+          'SELECT status, score, subtitle, properties FROM invitations WHERE report_id = $1',
+          [reportId],
+        );
+        if (!prior) return 'unknown';
+        const same =
+          prior.status === values.status && prior.score === values.score && prior.subtitle === values.subtitle && prior.properties === values.properties;
+        return same ? 'unchanged' : 'conflict';
+      }
+      await queue(tx, reportId, {
+        status: result.status,
+        score: result.score,
+        completed_at: at,
+        ...(shown.subtitle !== undefined && { subtitle: shown.subtitle }),
+        ...(shown.properties !== undefined && { properties: shown.properties.map((p) => ({ label: p.label, value: p.value })) }),
+        // A fresh results link: the one sent at the start may be close to its expiry by now.
+        ...(links && { urls: { show: links.resultsUrl(reportId) } }),
+      });
+      return 'recorded';
     });
-    return 'recorded';
-  });
 
-  const progress = db.transaction((reportId: string, stage: ProgressStage): ReportOutcome => {
-    const status = statusOf.get(reportId);
-    if (status === undefined) return 'unknown';
-    // A stage reported again (a retry) is answered alike, even once the result is in.
-    if (eventOf.get(reportId, stage) !== 0) return 'unchanged';
-    if (status !== 'sent') return 'conflict';
-    const now = isoAt(clock.now());
-    addEvent.run(reportId, stage, now);
-    if (stage === 'opened') openedNow.run(now, now, reportId);
-    return 'recorded';
-  });
+  const progress = (reportId: string, stage: ProgressStage): Promise<ReportOutcome> =>
+    sql.transaction(async (tx) => {
+      const status = await statusOf(tx, reportId);
+      if (status === undefined) return 'unknown';
+      // A stage reported again (a retry) is answered alike, even once the result is in.
+      if (await tx.get('SELECT 1 AS seen FROM invitation_events WHERE report_id = $1 AND stage = $2', [reportId, stage])) return 'unchanged';
+      if (status !== 'sent') return 'conflict';
+      const now = isoAt(clock.now());
+      // Two reports of one stage at once: the unique (report_id, stage) keeps one.
+      await tx.run('INSERT INTO invitation_events (report_id, stage, at) VALUES ($1, $2, $3) ON CONFLICT (report_id, stage) DO NOTHING', [reportId, stage, now]);
+      if (stage === 'opened') await tx.run('UPDATE invitations SET opened_at = $1, updated_at = $1 WHERE report_id = $2 AND opened_at IS NULL', [now, reportId]);
+      return 'recorded';
+    });
 
-  const cancel = db.transaction((reportId: string, by: 'platform' | 'vendor'): CancelOutcome => {
-    const now = isoAt(clock.now());
-    if (canceled.run(now, by, now, reportId).changes === 1) {
-      mail.skipPendingOf(reportId, 'the invitation was canceled');
-      queue(reportId, { status: 'canceled' });
-      return 'canceled';
-    }
-    const status = statusOf.get(reportId);
-    if (status === undefined) return 'unknown';
-    return status === 'canceled' ? 'already_canceled' : (status as 'completed' | 'failed');
-  });
+  const cancel = (reportId: string, by: 'platform' | 'vendor'): Promise<CancelOutcome> =>
+    sql.transaction(async (tx) => {
+      const now = isoAt(clock.now());
+      const canceled = await tx.run(
+        `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = $2, updated_at = $1 WHERE report_id = $3 AND status = 'sent'`,
+        [now, by, reportId],
+      );
+      if (canceled.changes === 1) {
+        await mail.skipPendingOf(tx, reportId, 'the invitation was canceled');
+        await queue(tx, reportId, { status: 'canceled' });
+        return 'canceled';
+      }
+      const status = await statusOf(tx, reportId);
+      if (status === undefined) return 'unknown';
+      return status === 'canceled' ? 'already_canceled' : (status as 'completed' | 'failed');
+    });
 
-  const resend = db.transaction((reportId: string, candidateUrl: string): boolean => {
-    if (relinked.run(candidateUrl, isoAt(clock.now()), reportId).changes === 0) return false;
-    mail.enqueue(reportId, 'invitation');
-    return true;
-  });
+  const resend = (reportId: string, candidateUrl: string): Promise<boolean> =>
+    sql.transaction(async (tx) => {
+      const relinked = await tx.run(
+        `UPDATE invitations SET candidate_url = $1, updated_at = $2 WHERE report_id = $3 AND status = 'sent' AND started_at IS NOT NULL`,
+        [candidateUrl, isoAt(clock.now()), reportId],
+      );
+      if (relinked.changes === 0) return false;
+      await mail.enqueue(tx, reportId, 'invitation');
+      return true;
+    });
 
-  const after = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
-    const result = fn(...args);
+  const after = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    const result = await fn(...args);
     if (result === true || result === 'canceled' || result === 'recorded') wake();
     return result;
   };
   const record = after((reportId: string, result: ProviderResult, extra?: ResultExtras) => finish(reportId, result, extra));
 
   return {
-    /** The provider started the test: the e-mail and the report's links are queued. False when already started or no longer `sent`. */
-    start: after((invitation: Pick<Invitation, 'reportId'>, candidateUrl: string) => start(invitation.reportId, candidateUrl)),
+    /**
+     * The provider started the test: the e-mail and the report's links are queued. False when
+     * already started or no longer `sent`. `tx`: a transaction to record it in (the caller wakes
+     * the workers once it commits).
+     */
+    start: (invitation: Pick<Invitation, 'reportId'>, candidateUrl: string, tx?: Sql): Promise<boolean> =>
+      tx ? start(invitation.reportId, candidateUrl, tx) : after(start)(invitation.reportId, candidateUrl),
     /** The candidate submitted what a check needs (consent); the result comes later. */
-    submitted: (reportId: string): boolean => submitted.run(isoAt(clock.now()), isoAt(clock.now()), reportId).changes === 1,
+    submitted: async (reportId: string): Promise<boolean> => {
+      const now = isoAt(clock.now());
+      const changed = await sql.run(`UPDATE invitations SET submitted_at = $1, updated_at = $1 WHERE report_id = $2 AND status = 'sent' AND submitted_at IS NULL`, [
+        now,
+        reportId,
+      ]);
+      return changed.changes === 1;
+    },
     /** The result is known. False when the invitation was no longer `sent` (already finished or canceled). */
-    finish: (reportId: string, result: ProviderResult): boolean => record(reportId, result) === 'recorded',
+    finish: async (reportId: string, result: ProviderResult): Promise<boolean> => (await record(reportId, result)) === 'recorded',
     /**
      * The result is known, as the vendor's product reports it (`completedAt`: when, ISO 8601 UTC,
      * now when absent; `details` for the results page). Says what happened: the same status, score,
@@ -185,10 +201,12 @@ export function invitationLifecycle(deps: {
      */
     record,
     /** The candidate got this far in the vendor's product; for the dashboard only. */
-    progress: (reportId: string, stage: ProgressStage): ReportOutcome => progress(reportId, stage),
+    progress,
     /** Canceled by the platform (urls.cancel) or by the vendor (dashboard). */
-    cancel: after((reportId: string, by: 'platform' | 'vendor') => cancel(reportId, by)),
+    cancel: after(cancel),
     /** A new link and e-mail for a started invitation (the dashboard's "resend"). */
-    resend: after((reportId: string, candidateUrl: string) => resend(reportId, candidateUrl)),
+    resend: after(resend),
+    /** Tells the workers something was queued (after a transaction of the caller's own committed). */
+    wake,
   };
 }

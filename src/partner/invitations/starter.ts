@@ -6,6 +6,7 @@ import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { heldBatch } from '../jobs/loop.js';
 import type { Invitation, InvitationStore } from './store.js';
+import type { Sql } from '../../lib/sql.js';
 
 const BATCH = 20;
 /** A failed start is retried after about 10 s, then twice as long each time, up to an hour. */
@@ -19,34 +20,39 @@ const START_RETRY = { baseMs: 10_000, maxMs: 60 * 60_000 };
  * transaction that marks it started — so nothing is lost between the start and those either.
  */
 export function invitationStarter(deps: {
+  sql: Sql;
   invitations: InvitationStore;
   provider: Provider;
   clock: Clock;
   logger: Logger;
   random?: () => number;
   /**
-   * Records a successful start: the lifecycle's, which marks the invitation started and queues the
-   * invitation e-mail and the first report update in the same transaction (lifecycle.ts).
+   * Records a successful start in `tx`: the lifecycle's, which marks the invitation started and
+   * queues the invitation e-mail and the first report update (lifecycle.ts). A batch's starts are
+   * recorded in one transaction, one commit for the batch. A crash before it commits starts those
+   * invitations again on the next run, which the provider already has to accept (a start is at
+   * least once).
    */
-  markStarted: (invitation: Invitation, candidateUrl: string) => void;
-  /**
-   * Runs a batch's `markStarted` calls in one transaction (`db.transaction`), so a batch costs one
-   * commit. A crash before it commits starts those invitations again on the next run, which the
-   * provider already has to accept (a start is at least once).
-   */
-  inTransaction?: (fn: () => void) => void;
+  markStarted: (invitation: Invitation, candidateUrl: string, tx: Sql) => Promise<unknown>;
+  /** Told once a batch of starts has committed: the e-mails and report updates they queued are due. */
+  onRecorded?: () => void;
+  /** How long a claimed invitation is this instance's to start (jobs/lease.ts). */
+  leaseMs: number;
   /** Between two starts (`requestsFirst` in the server): lets the platform's requests go first. */
   pause?: Pause;
 }) {
-  const { invitations, provider, clock, logger, markStarted } = deps;
-  const inTransaction = deps.inTransaction ?? ((fn: () => void) => fn());
+  const { sql, invitations, provider, clock, logger, markStarted } = deps;
   const pause = deps.pause ?? nextTurn;
   const random = deps.random ?? Math.random;
 
-  function failed(invitation: Invitation, err: unknown): void {
+  /** Invitations this instance claimed and has not recorded yet: given back by `release`. */
+  const held = new Set<string>();
+
+  async function failed(invitation: Invitation, err: unknown, tx: Sql = sql): Promise<void> {
     const n = invitation.startAttempts + 1;
     const delay = backoffMs(n, START_RETRY, random);
-    invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay);
+    await invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay, tx);
+    if (tx === sql) held.delete(invitation.reportId);
     logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
   }
 
@@ -54,18 +60,22 @@ export function invitationStarter(deps: {
    * Records the starts the provider made, in one transaction: one commit for a batch, not one
    * each; and one log line for the batch, naming each report (a failure gets a line of its own).
    */
-  function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): void {
-    const reportIds: string[] = [];
-    inTransaction(() => {
+  async function record(started: readonly { invitation: Invitation; candidateUrl: string }[]): Promise<void> {
+    const reportIds = await sql.transaction(async (tx) => {
+      const ids: string[] = [];
       for (const { invitation, candidateUrl } of started) {
         try {
-          markStarted(invitation, candidateUrl);
-          reportIds.push(invitation.reportId);
+          // Its own savepoint: a start the lifecycle refuses is rolled back alone.
+          await tx.transaction((one) => markStarted(invitation, candidateUrl, one));
+          ids.push(invitation.reportId);
         } catch (err) {
-          failed(invitation, err);
+          await failed(invitation, err, tx);
         }
       }
+      return ids;
     });
+    for (const { invitation } of started) held.delete(invitation.reportId);
+    deps.onRecorded?.();
     if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'invitation started' : `${reportIds.length} invitations started`);
   }
 
@@ -78,7 +88,8 @@ export function invitationStarter(deps: {
       let tried = 0;
       const started = heldBatch(record, { stopping });
       for (;;) {
-        const due = invitations.dueStarts(BATCH);
+        const due = await invitations.claimDueStarts(BATCH, deps.leaseMs);
+        for (const invitation of due) held.add(invitation.reportId);
         for (const invitation of due) {
           if (stopping?.aborted) break;
           tried += 1;
@@ -87,7 +98,7 @@ export function invitationStarter(deps: {
               const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
               return { invitation, candidateUrl };
             } catch (err) {
-              failed(invitation, err);
+              await failed(invitation, err);
               return undefined;
             }
           });
@@ -95,9 +106,20 @@ export function invitationStarter(deps: {
           // waiting callbacks in between starts.
           await pause();
         }
-        started.flush();
+        await started.flush();
         if (due.length < BATCH || stopping?.aborted) return tried;
       }
+    },
+
+    /**
+     * Gives back the invitations claimed and not recorded (call once the runs have stopped): on
+     * PostgreSQL, another instance, or this one restarted, starts them at once rather than when
+     * their lease runs out.
+     */
+    async release(): Promise<void> {
+      const reportIds = [...held];
+      held.clear();
+      await invitations.release(reportIds);
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { ReportStatus } from '../../contract/decisions.js';
-import type { Db } from '../../lib/db.js';
+import { placeholders, skipLocked, type Sql } from '../../lib/sql.js';
+import { leaseUntil } from '../jobs/lease.js';
 import type { ResultDetail } from '../provider/types.js';
 import type { ProgressStage } from './lifecycle.js';
 
@@ -74,55 +75,36 @@ export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 
 export type InvitationStore = ReturnType<typeof invitationStore>;
 
-export function invitationStore(db: Db, clock: Clock) {
-  const insert = db.prepare(
-    `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
-        last_name, email, phone, extra_inputs, next_start_at, created_at, updated_at)
-     VALUES (@reportId, @accountId, @companyId, @candidateId, @testId, @testName, @firstName,
-        @lastName, @email, @phone, @extraInputs, @now, @now, @now)
-     ON CONFLICT (report_id) DO NOTHING`,
-  );
-  const identity = db.prepare<[string], Pick<Row, 'account_id' | 'candidate_id' | 'test_id'>>(
-    'SELECT account_id, candidate_id, test_id FROM invitations WHERE report_id = ?',
-  );
-  const byReport = db.prepare<[string, number], Row>('SELECT * FROM invitations WHERE report_id = ? AND account_id = ?');
-  const byReportOnly = db.prepare<[string], Row>('SELECT * FROM invitations WHERE report_id = ?');
-  const recent = db.prepare<[{ status: string | null; limit: number }], Row>(
-    'SELECT * FROM invitations WHERE (@status IS NULL OR status = @status) ORDER BY created_at DESC, report_id LIMIT @limit',
-  );
-  const opened = db.prepare<[string, string, string]>(
-    'UPDATE invitations SET opened_at = ?, updated_at = ? WHERE report_id = ? AND opened_at IS NULL',
-  );
-  const openedEvent = db.prepare<[string, string]>(
-    `INSERT INTO invitation_events (report_id, stage, at) VALUES (?, 'opened', ?) ON CONFLICT (report_id, stage) DO NOTHING`,
-  );
-  const markOpened = db.transaction((reportId: string, now: string) => {
-    if (opened.run(now, now, reportId).changes === 1) openedEvent.run(reportId, now);
-  });
-  const eventsOf = db.prepare<[string], { stage: ProgressStage; at: string }>(
-    'SELECT stage, at FROM invitation_events WHERE report_id = ? ORDER BY at, id',
-  );
-  const dueStarts = db.prepare<[string, number], Row>(
-    `SELECT * FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= ?
-      ORDER BY next_start_at LIMIT ?`,
-  );
-  const startFailed = db.prepare<[string, string, string, string]>(
-    `UPDATE invitations SET start_attempts = start_attempts + 1, start_error = ?, next_start_at = ?, updated_at = ?
-      WHERE report_id = ?`,
-  );
-
+export function invitationStore(sql: Sql, clock: Clock) {
+  const dueStarts = `UPDATE invitations SET next_start_at = $2
+      WHERE id IN (SELECT id FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= $1
+                    ORDER BY next_start_at LIMIT $3 ${skipLocked(sql)})
+      RETURNING *`;
   return {
     /**
      * Stores the invitation unless its report_id exists. A report_id is the platform's idempotency
      * key: the same account, candidate and test again is a replay (a double click); anything else
-     * under that id is a conflict. The insert and the check run in one statement each on a single
-     * connection, so concurrent duplicates cannot both create.
+     * under that id is a conflict. The insert rests on the unique report_id, not on a read first,
+     * so two sends of one report at once, on one instance or two, cannot both create. `tx`: the
+     * group commit's transaction (app.ts).
      */
-    create(input: NewInvitation): CreateOutcome {
+    async create(input: NewInvitation, tx: Sql = sql): Promise<CreateOutcome> {
       const now = isoAt(clock.now());
-      const result = insert.run({ ...input, extraInputs: JSON.stringify(input.extraInputs), now });
+      const result = await tx.run(
+        `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
+            last_name, email, phone, extra_inputs, next_start_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $12)
+         ON CONFLICT (report_id) DO NOTHING`,
+        [
+          input.reportId, input.accountId, input.companyId, input.candidateId, input.testId, input.testName,
+          input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs), now,
+        ],
+      );
       if (result.changes === 1) return 'created';
-      const prior = identity.get(input.reportId);
+      const prior = await tx.get<Pick<Row, 'account_id' | 'candidate_id' | 'test_id'>>(
+        'SELECT account_id, candidate_id, test_id FROM invitations WHERE report_id = $1',
+        [input.reportId],
+      );
       return prior &&
         prior.account_id === input.accountId &&
         prior.candidate_id === input.candidateId &&
@@ -132,39 +114,70 @@ export function invitationStore(db: Db, clock: Clock) {
     },
 
     /** The account's invitation for a report; undefined for unknown ids and other accounts' reports alike. */
-    find(accountId: number, reportId: string): Invitation | undefined {
-      const row = byReport.get(reportId, accountId);
+    async find(accountId: number, reportId: string): Promise<Invitation | undefined> {
+      const row = await sql.get<Row>('SELECT * FROM invitations WHERE report_id = $1 AND account_id = $2', [reportId, accountId]);
       return row && toInvitation(row);
     },
 
     /** Any account's invitation: for links, which name the report and nothing else. */
-    get(reportId: string): Invitation | undefined {
-      const row = byReportOnly.get(reportId);
+    async get(reportId: string): Promise<Invitation | undefined> {
+      const row = await sql.get<Row>('SELECT * FROM invitations WHERE report_id = $1', [reportId]);
       return row && toInvitation(row);
     },
 
     /** The newest invitations first, for the dashboard. */
-    recent(options: { status?: ReportStatus; limit?: number } = {}): Invitation[] {
-      return recent.all({ status: options.status ?? null, limit: options.limit ?? 100 }).map(toInvitation);
+    async recent(options: { status?: ReportStatus; limit?: number } = {}): Promise<Invitation[]> {
+      const limit = options.limit ?? 100;
+      const rows =
+        options.status === undefined
+          ? await sql.all<Row>('SELECT * FROM invitations ORDER BY created_at DESC, report_id LIMIT $1', [limit])
+          : await sql.all<Row>('SELECT * FROM invitations WHERE status = $1 ORDER BY created_at DESC, report_id LIMIT $2', [options.status, limit]);
+      return rows.map(toInvitation);
     },
 
     /** The candidate opened the link for the first time. */
-    markOpened(reportId: string): void {
-      markOpened(reportId, isoAt(clock.now()));
+    async markOpened(reportId: string): Promise<void> {
+      const now = isoAt(clock.now());
+      await sql.transaction(async (tx) => {
+        const opened = await tx.run('UPDATE invitations SET opened_at = $1, updated_at = $1 WHERE report_id = $2 AND opened_at IS NULL', [now, reportId]);
+        if (opened.changes === 1) {
+          await tx.run(`INSERT INTO invitation_events (report_id, stage, at) VALUES ($1, 'opened', $2) ON CONFLICT (report_id, stage) DO NOTHING`, [reportId, now]);
+        }
+      });
     },
 
     /** How far the candidate got (opened, started, in review), oldest first: for the dashboard. */
-    progressOf(reportId: string): { stage: ProgressStage; at: string }[] {
-      return eventsOf.all(reportId);
+    progressOf(reportId: string): Promise<{ stage: ProgressStage; at: string }[]> {
+      return sql.all('SELECT stage, at FROM invitation_events WHERE report_id = $1 ORDER BY at, id', [reportId]);
     },
 
-    /** Invitations whose provider start is due (new ones, and failed starts whose retry time has come). */
-    dueStarts(limit: number): Invitation[] {
-      return dueStarts.all(isoAt(clock.now()), limit).map(toInvitation);
+    /**
+     * Claims the invitations whose provider start is due (new ones, and failed starts whose retry
+     * time has come) for `leaseMs` (jobs/lease.ts): another run, on this instance or another,
+     * passes over them until then. A start recorded (or failed) before that settles them; an instance that dies
+     * holding them leaves them to be taken over when the lease runs out.
+     */
+    async claimDueStarts(limit: number, leaseMs: number): Promise<Invitation[]> {
+      const rows = await sql.all<Row>(dueStarts, [isoAt(clock.now()), isoAt(leaseUntil(sql, clock, leaseMs)), limit]);
+      return rows.map(toInvitation).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.reportId.localeCompare(b.reportId));
     },
 
-    markStartFailed(reportId: string, error: string, retryAt: number): void {
-      startFailed.run(error.slice(0, 500), isoAt(retryAt), isoAt(clock.now()), reportId);
+    /** Claims given back unstarted (a shutdown): due again at once, for any instance. */
+    async release(reportIds: readonly string[]): Promise<void> {
+      if (reportIds.length === 0) return;
+      await sql.run(
+        `UPDATE invitations SET next_start_at = $1 WHERE started_at IS NULL AND status = 'sent' AND report_id IN (${placeholders(reportIds.length, 2)})`,
+        [isoAt(clock.now()), ...reportIds],
+      );
+    },
+
+    async markStartFailed(reportId: string, error: string, retryAt: number, tx: Sql = sql): Promise<void> {
+      await tx.run('UPDATE invitations SET start_attempts = start_attempts + 1, start_error = $1, next_start_at = $2, updated_at = $3 WHERE report_id = $4', [
+        error.slice(0, 500),
+        isoAt(retryAt),
+        isoAt(clock.now()),
+        reportId,
+      ]);
     },
   };
 }

@@ -56,7 +56,7 @@ export function backgroundLoop(
  * is recorded as soon as it is done: a shutdown that cannot wait for a stuck item has recorded
  * everything else. Recording is at least once: a crash before the commit redoes the batch's work.
  */
-export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?: number; stopping?: AbortSignal } = {}) {
+export function heldBatch<T>(record: (items: T[]) => Promise<void>, options: { maxHoldMs?: number; stopping?: AbortSignal } = {}) {
   const maxHoldMs = options.maxHoldMs ?? 100;
   let items: T[] = [];
   /** Items whose work is under way. */
@@ -64,36 +64,35 @@ export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?
   /** When the open batch's first item's work began; undefined while no batch is open. */
   let openedAt: number | undefined;
   let timer: NodeJS.Timeout | undefined;
-  /** What a flush made by the timer threw: the run hears of it at its next `add` or `flush`. */
+  /** The batches being recorded, one after the other; it never rejects (see `failure`). */
+  let recording: Promise<void> = Promise.resolve();
+  /** What recording a batch threw: the run hears of it at its next `add` or `flush`. */
   let failure: { error: unknown } | undefined;
 
-  const flush = () => {
+  /** Closes the open batch and queues it for recording; resolves when it and those before are recorded. */
+  const close = (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
     // Work that began before this flush belongs to the next batch, which opens now.
     openedAt = working > 0 ? performance.now() : undefined;
+    const batch = items;
+    items = [];
+    if (batch.length > 0) recording = recording.then(() => record(batch)).catch((error: unknown) => void (failure ??= { error }));
+    return recording;
+  };
+  const flush = async (): Promise<void> => {
+    await close();
     if (failure) {
       const { error } = failure;
       failure = undefined;
       throw error;
-    }
-    if (items.length === 0) return;
-    const batch = items;
-    items = [];
-    record(batch);
-  };
-  const flushOnTime = () => {
-    try {
-      flush();
-    } catch (error) {
-      failure = { error };
     }
   };
 
   return {
     /** Runs one item's work and keeps what it returns for the batch (undefined: nothing to record). */
     async add(work: () => Promise<T | undefined>): Promise<void> {
-      if (failure) flush(); // throws it
+      if (failure) await flush(); // throws it
       openedAt ??= performance.now();
       working += 1;
       let item: T | undefined;
@@ -104,9 +103,10 @@ export function heldBatch<T>(record: (items: T[]) => void, options: { maxHoldMs?
       }
       if (item !== undefined) items.push(item);
       const held = performance.now() - (openedAt ?? performance.now());
-      if (options.stopping?.aborted || held >= maxHoldMs) flush();
-      else if (items.length > 0) timer ??= setTimeout(flushOnTime, maxHoldMs - held);
+      if (options.stopping?.aborted || held >= maxHoldMs) await flush();
+      else if (items.length > 0) timer ??= setTimeout(() => void close(), maxHoldMs - held);
     },
+    /** Records what is held; resolves once every batch so far is recorded, or throws what recording one threw. */
     flush,
   };
 }

@@ -1,7 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import { placeholders, skipLocked, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from '../reports/policy.js';
+import { leaseUntil } from '../jobs/lease.js';
 
 export type MailKind = 'invitation';
 export type MailStatus = 'pending' | 'sent' | 'skipped' | 'dead';
@@ -49,69 +50,75 @@ export type MailOutbox = ReturnType<typeof mailOutbox>;
  * after the invitation started, loses no e-mail: the sender finds the row on its next run.
  * Retries follow the report updates' schedule (reports/policy.ts).
  */
-export function mailOutbox(db: Db, clock: Clock) {
-  const insert = db.prepare<[MailKind, string, string, string, string, string], { id: number }>(
-    `INSERT INTO mail_outbox (invitation_id, report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)
-     SELECT id, report_id, ?, ?, ?, ?, ? FROM invitations WHERE report_id = ? RETURNING id`,
-  );
-  const due = db.prepare<[string, number], Row>(
-    `SELECT * FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-  );
-  const nextDue = db.prepare<[], string | null>(`SELECT min(next_attempt_at) FROM mail_outbox WHERE status = 'pending'`).pluck();
-  const byId = db.prepare<[number], Row>('SELECT * FROM mail_outbox WHERE id = ?');
-  const ofReport = db.prepare<[string], Row>(`SELECT * FROM mail_outbox WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`);
-  const recent = db.prepare<[number], Row>('SELECT * FROM mail_outbox ORDER BY id DESC LIMIT ?');
-  const sent = db.prepare(
-    `UPDATE mail_outbox SET status = 'sent', attempts = attempts + 1, recipient = @recipient, subject = @subject,
-            message_id = @messageId, message = @message, sent_at = @now, last_error = NULL, updated_at = @now
-      WHERE id = @id AND status = 'pending'`,
-  );
-  const skipped = db.prepare<[string, string, number]>(
-    `UPDATE mail_outbox SET status = 'skipped', last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
-  );
-  const skipPending = db.prepare<[string, string, string]>(
-    `UPDATE mail_outbox SET status = 'skipped', last_error = ?, updated_at = ? WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending'`,
-  );
-  const failed = db.prepare<[MailStatus, string, string, string, number]>(
-    `UPDATE mail_outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?
-      WHERE id = ? AND status = 'pending'`,
-  );
+export function mailOutbox(sql: Sql, clock: Clock) {
+  const claimDue = `UPDATE mail_outbox SET next_attempt_at = $2
+      WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= $1
+                    ORDER BY next_attempt_at, id LIMIT $3 ${skipLocked(sql)})
+      RETURNING *`;
+  const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   const now = () => isoAt(clock.now());
+  const mails = async (text: string, params: unknown[]) => (await sql.all<Row>(text, params)).map(toMail);
 
   return {
-    /** Call inside the transaction of the change that calls for the e-mail. */
-    enqueue(reportId: string, kind: MailKind): number {
+    /** Call inside the transaction (`tx`) of the change that calls for the e-mail. */
+    async enqueue(tx: Sql, reportId: string, kind: MailKind): Promise<number> {
       const at = clock.now();
-      const row = insert.get(kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at), reportId);
+      const row = await tx.get<{ id: number }>(
+        `INSERT INTO mail_outbox (invitation_id, report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)
+         SELECT id, report_id, $2, $3, $4, $3, $3 FROM invitations WHERE report_id = $1 RETURNING id`,
+        [reportId, kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)],
+      );
       if (!row) throw new Error(`No invitation for report ${reportId}`);
       return row.id;
     },
-    due(limit: number): QueuedMail[] {
-      return due.all(now(), limit).map(toMail);
+    /**
+     * Claims the e-mails that are due, oldest first, for `leaseMs` (jobs/lease.ts): no other run,
+     * on any instance, sends them until then. Recording what became of one settles it.
+     */
+    async claimDue(limit: number, leaseMs: number): Promise<QueuedMail[]> {
+      const claimed = await mails(claimDue, [now(), isoAt(leaseUntil(sql, clock, leaseMs)), limit]);
+      return claimed.sort((a, b) => a.id - b.id);
     },
-    nextDueAt: (): string | undefined => nextDue.get() ?? undefined,
-    find(id: number): QueuedMail | undefined {
-      const row = byId.get(id);
-      return row && toMail(row);
+    /** Claims given back unsent (a shutdown): due again at once, for any instance. */
+    async release(ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await sql.run(`UPDATE mail_outbox SET next_attempt_at = $1 WHERE status = 'pending' AND id IN (${placeholders(ids.length, 2)})`, [now(), ...ids]);
     },
-    ofReport: (reportId: string): QueuedMail[] => ofReport.all(reportId).map(toMail),
-    recent: (limit = 100): QueuedMail[] => recent.all(limit).map(toMail),
+    nextDueAt: async (): Promise<string | undefined> =>
+      (await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM mail_outbox WHERE status = 'pending'`))?.at ?? undefined,
+    async find(id: number): Promise<QueuedMail | undefined> {
+      return (await mails('SELECT * FROM mail_outbox WHERE id = $1', [id]))[0];
+    },
+    ofReport: (reportId: string): Promise<QueuedMail[]> => mails(`SELECT * FROM mail_outbox WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId]),
+    recent: (limit = 100): Promise<QueuedMail[]> => mails('SELECT * FROM mail_outbox ORDER BY id DESC LIMIT $1', [limit]),
 
-    /** `message`: the rendered e-mail to keep (the JSON transport's output), or null. */
-    markSent(id: number, info: { recipient: string; subject: string; messageId: string; message: string | null }): void {
-      sent.run({ id, ...info, now: now() });
+    /** `message`: the rendered e-mail to keep (the JSON transport's output), or null. `tx`: the sender's batch. */
+    async markSent(tx: Sql, id: number, info: { recipient: string; subject: string; messageId: string; message: string | null }): Promise<void> {
+      await tx.run(
+        `UPDATE mail_outbox SET status = 'sent', attempts = attempts + 1, recipient = $2, subject = $3, message_id = $4, message = $5,
+                sent_at = $6, last_error = NULL, updated_at = $6
+          WHERE id = $1 AND status = 'pending'`,
+        [id, info.recipient, info.subject, info.messageId, info.message, now()],
+      );
     },
-    markSkipped(id: number, reason: string): void {
-      skipped.run(reason, now(), id);
+    async markSkipped(tx: Sql, id: number, reason: string): Promise<void> {
+      await tx.run(`UPDATE mail_outbox SET status = 'skipped', last_error = $1, updated_at = $2 WHERE id = $3 AND status = 'pending'`, [reason, now(), id]);
     },
     /** An invitation that was canceled owes nobody an e-mail any more. Call inside the cancel's transaction. */
-    skipPendingOf(reportId: string, reason: string): void {
-      skipPending.run(reason, now(), reportId);
+    async skipPendingOf(tx: Sql, reportId: string, reason: string): Promise<void> {
+      await tx.run(`UPDATE mail_outbox SET status = 'skipped', last_error = $2, updated_at = $3 WHERE invitation_id = ${ofInvitation} AND status = 'pending'`, [
+        reportId,
+        reason,
+        now(),
+      ]);
     },
     /** A failed send: tried again at `retryAt`, or given up (dead) when that is past the give-up time. */
-    markFailed(mail: QueuedMail, error: string, retryAt: number): 'retry' | 'dead' {
+    async markFailed(tx: Sql, mail: QueuedMail, error: string, retryAt: number): Promise<'retry' | 'dead'> {
       const dead = retryAt >= Date.parse(mail.giveUpAt);
-      failed.run(dead ? 'dead' : 'pending', error.slice(0, 1000), isoAt(retryAt), now(), mail.id);
+      await tx.run(
+        `UPDATE mail_outbox SET status = $1, attempts = attempts + 1, last_error = $2, next_attempt_at = $3, updated_at = $4 WHERE id = $5 AND status = 'pending'`,
+        [dead ? 'dead' : 'pending', error.slice(0, 1000), isoAt(retryAt), now(), mail.id],
+      );
       return dead ? 'dead' : 'retry';
     },
   };

@@ -1,7 +1,7 @@
 import { Eta } from 'eta';
 import type { Clock } from '../../lib/clock.js';
 import type { PartnerKind } from '../../contract/decisions.js';
-import type { Db } from '../../lib/db.js';
+import type { Sql } from '../../lib/sql.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
 import { backoffMs } from '../jobs/backoff.js';
@@ -30,7 +30,7 @@ export type MailSender = ReturnType<typeof mailSender>;
  * 100 ms after the batch began: that bounds what a crash sends twice.
  */
 export function mailSender(deps: {
-  db: Db;
+  sql: Sql;
   outbox: MailOutbox;
   invitations: InvitationStore;
   mailer: Mailer;
@@ -42,20 +42,23 @@ export function mailSender(deps: {
   pause?: Pause;
   /** E-mails in flight at once (default 1): the SMTP pool's `maxConnections`. */
   concurrency?: number;
+  /** How long a claimed e-mail is this instance's to send (jobs/lease.ts). */
+  leaseMs: number;
 }) {
   const { outbox, invitations, mailer, clock, logger, kind } = deps;
   const random = deps.random ?? Math.random;
   const pause = deps.pause ?? nextTurn;
   const concurrency = Math.max(1, deps.concurrency ?? 1);
-  const accountName = deps.db.prepare<[number], string>('SELECT name FROM accounts WHERE id = ?').pluck();
+  const { sql } = deps;
+  const accountName = async (id: number) => (await sql.get<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [id]))?.name;
 
-  function render(mail: QueuedMail, invitation: Invitation): MailMessage {
+  async function render(mail: QueuedMail, invitation: Invitation): Promise<MailMessage> {
     const wording = KIND_WORDING[kind];
     const data = {
       invitation,
       wording,
       kind,
-      company: accountName.get(invitation.accountId) ?? 'The recruiter',
+      company: (await accountName(invitation.accountId)) ?? 'The recruiter',
       link: invitation.candidateUrl,
     };
     // The account's and the test's names are not ours to trust with a header: one line, always.
@@ -73,38 +76,37 @@ export function mailSender(deps: {
     };
   }
 
-  type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
-  /** Writes what became of one e-mail; runs with the rest of its batch, in one transaction. */
-  type RecordOutcome = () => Outcome;
+  /** E-mails this instance claimed and has not recorded yet: given back by `release`. */
+  const held = new Set<number>();
 
-  async function sendOne(mail: QueuedMail): Promise<RecordOutcome> {
-    const invitation = invitations.get(mail.reportId);
+  type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
+  /** What became of one e-mail: `write` records it, with the rest of its batch, in one transaction. */
+  interface Done {
+    mail: QueuedMail;
+    write: (tx: Sql) => Promise<Outcome>;
+    error?: string;
+  }
+
+  async function sendOne(mail: QueuedMail): Promise<Done> {
+    const invitation = await invitations.get(mail.reportId);
     if (!invitation || invitation.status !== 'sent') {
       const reason = `the invitation is ${invitation?.status ?? 'gone'}`;
-      return () => (outbox.markSkipped(mail.id, reason), 'skipped');
+      return { mail, write: async (tx) => (await outbox.markSkipped(tx, mail.id, reason), 'skipped') };
     }
     if (!invitation.candidateUrl) {
-      return () => (outbox.markSkipped(mail.id, 'the invitation has no candidate link'), 'skipped');
+      return { mail, write: async (tx) => (await outbox.markSkipped(tx, mail.id, 'the invitation has no candidate link'), 'skipped') };
     }
     try {
-      const message = render(mail, invitation);
+      const message = await render(mail, invitation);
       const sent = await mailer.send(message);
-      return () => {
-        outbox.markSent(mail.id, { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message });
-        return 'sent';
-      };
+      const info = { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message };
+      return { mail, write: async (tx) => (await outbox.markSent(tx, mail.id, info), 'sent') };
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       const retryAt = clock.now() + backoffMs(mail.attempts + 1, DELIVERY_RETRY, random);
-      return () => {
-        const result = outbox.markFailed(mail, error, retryAt);
-        logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result }, 'e-mail failed');
-        return result;
-      };
+      return { mail, error, write: (tx) => outbox.markFailed(tx, mail, error, retryAt) };
     }
   }
-
-  const recordAll = deps.db.transaction((records: RecordOutcome[]) => records.map((record) => record()));
 
   return {
     /**
@@ -115,12 +117,19 @@ export function mailSender(deps: {
     async runOnce(stopping?: AbortSignal): Promise<Record<Outcome, number>> {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
       const sent = heldBatch(
-        (records: { mail: QueuedMail; record: RecordOutcome }[]) => {
-          const outcomes = recordAll(records.map((r) => r.record));
+        async (done: Done[]) => {
+          const outcomes = await sql.transaction(async (tx) => {
+            const out: Outcome[] = [];
+            for (const d of done) out.push(await d.write(tx));
+            return out;
+          });
+          for (const d of done) held.delete(d.mail.id);
           const reportIds: string[] = [];
           outcomes.forEach((outcome, i) => {
+            const { mail, error } = done[i]!;
             counts[outcome] += 1;
-            if (outcome === 'sent') reportIds.push(records[i]!.mail.reportId);
+            if (outcome === 'sent') reportIds.push(mail.reportId);
+            if (error !== undefined) logger.warn({ mailId: mail.id, reportId: mail.reportId, error, result: outcome }, 'e-mail failed');
           });
           // One line for the batch, naming each report; a failure was logged on its own.
           if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'e-mail sent' : `${reportIds.length} e-mails sent`);
@@ -128,21 +137,32 @@ export function mailSender(deps: {
         { stopping },
       );
       for (;;) {
-        const due = outbox.due(BATCH);
+        const due = await outbox.claimDue(BATCH, deps.leaseMs);
+        for (const mail of due) held.add(mail.id);
         let next = 0;
         const lane = async () => {
           while (next < due.length && !stopping?.aborted) {
             const mail = due[next++]!;
-            await sent.add(async () => ({ mail, record: await sendOne(mail) }));
+            await sent.add(() => sendOne(mail));
             await pause();
           }
         };
         await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, lane));
         // Recorded before the next query, which must not find these e-mails pending again.
-        sent.flush();
+        await sent.flush();
         if (due.length < BATCH || stopping?.aborted) return counts;
       }
     },
-    nextDueAt: (): string | undefined => outbox.nextDueAt(),
+    nextDueAt: (): Promise<string | undefined> => outbox.nextDueAt(),
+    /**
+     * Gives back the e-mails claimed and not recorded (call once the runs have stopped): on
+     * PostgreSQL, another instance, or this one restarted, sends them at once rather than when
+     * their lease runs out. One still in flight at the SMTP server may then go twice.
+     */
+    async release(): Promise<void> {
+      const ids = [...held];
+      held.clear();
+      await outbox.release(ids);
+    },
   };
 }

@@ -48,9 +48,9 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 200 });
 
   /** The invitation the link opens, or undefined after answering with the reason it cannot. */
-  const open = (res: Response, token: unknown): { invitation: Invitation; token: string } | undefined => {
+  const open = async (res: Response, token: unknown): Promise<{ invitation: Invitation; token: string } | undefined> => {
     const verified = links.verify('candidate', token);
-    const invitation = verified.ok ? invitations.get(verified.reportId) : undefined;
+    const invitation = verified.ok ? await invitations.get(verified.reportId) : undefined;
     if (!invitation) {
       const problem = LINK_PROBLEMS[verified.ok ? 'invalid' : verified.reason];
       renderMessage(res, problem.status, problem, { vendor });
@@ -100,15 +100,15 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   };
 
   router.get('/take', async (req, res) => {
-    const opened = open(res, req.query.token);
+    const opened = await open(res, req.query.token);
     if (!opened) return;
-    invitations.markOpened(opened.invitation.reportId);
+    await invitations.markOpened(opened.invitation.reportId);
     await showTask(res, opened);
   });
 
   router.post('/take', form, async (req, res) => {
     const fields = (req.body ?? {}) as Record<string, unknown>;
-    const opened = open(res, fields.token);
+    const opened = await open(res, fields.token);
     if (!opened) return;
     const submission = await provider.submit?.(toProviderInvitation(opened.invitation), fields);
     if (!submission || submission.outcome === 'unavailable') return unavailable(res, submission?.text);
@@ -116,8 +116,8 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
       return showTask(res, opened, { errors: submission.errors, values: fields }, 422);
     }
     // A second submit that lost the race finds the invitation finished: it sees the thank-you page too.
-    if (submission.outcome === 'result') lifecycle.finish(opened.invitation.reportId, submission.result);
-    else lifecycle.submitted(opened.invitation.reportId);
+    if (submission.outcome === 'result') await lifecycle.finish(opened.invitation.reportId, submission.result);
+    else await lifecycle.submitted(opened.invitation.reportId);
     res.redirect(303, `/take?token=${encodeURIComponent(opened.token)}`);
   });
 

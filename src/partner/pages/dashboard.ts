@@ -113,51 +113,51 @@ export function dashboard(deps: DashboardDeps): Router {
     if (!id.success) throw notFound('Unknown report');
     return id.data;
   };
-  const invitationOf = (req: Request) => {
-    const invitation = invitations.get(reportIdOf(req));
+  const invitationOf = async (req: Request) => {
+    const invitation = await invitations.get(reportIdOf(req));
     if (!invitation) throw notFound('Unknown report');
     return invitation;
   };
 
-  router.get('/', (req, res) => {
+  router.get('/', async (req, res) => {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
-    const listed = invitations.recent({ status: invitationFilter, limit: 100 });
+    const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platform: deps.platform,
       mailSettings: deps.mailSettings,
-      ...accountsView(accounts, listed),
+      ...(await accountsView(accounts, listed)),
       invitations: listed,
       invitationFilter,
-      updates: reports.recent({ status: updateFilter, limit: 100 }),
+      updates: await reports.recent({ status: updateFilter, limit: 100 }),
       updateFilter,
       updateStatuses: UPDATE_STATUSES,
       reportStatuses: REPORT_STATUSES,
-      counts: reports.counts(),
-      mails: mail.recent(20),
-      nextDueAt: reports.nextDueAt(),
+      counts: await reports.counts(),
+      mails: await mail.recent(20),
+      nextDueAt: await reports.nextDueAt(),
     });
   });
 
   router.get('/reports/:reportId', async (req, res) => {
-    const invitation = invitationOf(req);
+    const invitation = await invitationOf(req);
     page(req, res, './admin/report', {
       pageTitle: `Report ${invitation.reportId}`,
       invitation,
-      account: accounts.find(invitation.accountId),
-      tokens: accounts.activeTokens(invitation.accountId),
-      updates: reports.ofReport(invitation.reportId),
-      attempts: reports.attemptsOf(invitation.reportId),
-      mails: mail.ofReport(invitation.reportId),
+      account: await accounts.find(invitation.accountId),
+      tokens: await accounts.activeTokens(invitation.accountId),
+      updates: await reports.ofReport(invitation.reportId),
+      attempts: await reports.attemptsOf(invitation.reportId),
+      mails: await mail.ofReport(invitation.reportId),
       details: await resultDetailsOf(provider, invitation),
-      progress: invitations.progressOf(invitation.reportId),
+      progress: await invitations.progressOf(invitation.reportId),
     });
   });
 
-  router.get('/mail/:id', (req, res) => {
+  router.get('/mail/:id', async (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    const message = id.success ? mail.find(id.data) : undefined;
+    const message = id.success ? await mail.find(id.data) : undefined;
     if (!message) throw notFound('Unknown e-mail');
     const content = mailContent(message.message);
     page(req, res, './admin/mail', {
@@ -169,18 +169,18 @@ export function dashboard(deps: DashboardDeps): Router {
     });
   });
 
-  router.post('/updates/:id/retry', form, (req, res) => {
+  router.post('/updates/:id/retry', form, async (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    doneAndWake(req, res, id.success && reports.retryNow(id.data), 'retried', 'not-retried');
+    doneAndWake(req, res, id.success && (await reports.retryNow(id.data)), 'retried', 'not-retried');
   });
 
-  router.post('/updates/:id/cancel', form, (req, res) => {
+  router.post('/updates/:id/cancel', form, async (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    done(req, res, id.success && reports.cancelRetries(id.data) ? 'stopped' : 'not-stopped');
+    done(req, res, id.success && (await reports.cancelRetries(id.data)) ? 'stopped' : 'not-stopped');
   });
 
-  router.post('/reports/:reportId/cancel', form, (req, res) => {
-    const outcome = lifecycle.cancel(invitationOf(req).reportId, 'vendor');
+  router.post('/reports/:reportId/cancel', form, async (req, res) => {
+    const outcome = await lifecycle.cancel((await invitationOf(req)).reportId, 'vendor');
     done(req, res, outcome === 'canceled' ? 'canceled' : 'not-canceled');
   });
 
@@ -194,28 +194,28 @@ export function dashboard(deps: DashboardDeps): Router {
   const confirmDecision = (req: Request, res: Response, invitation: Invitation, decision: 'clear' | 'adverse') =>
     page(req, res, './admin/confirm', { pageTitle: `Record result: ${decision}`, invitation, decision });
 
-  router.get('/reports/:reportId/decide', (req, res) => {
-    const invitation = invitationOf(req);
+  router.get('/reports/:reportId/decide', async (req, res) => {
+    const invitation = await invitationOf(req);
     const decision = decidable(invitation, req.query);
     if (!decision) return res.redirect(303, `/admin/reports/${invitation.reportId}?notice=not-decided`);
     confirmDecision(req, res, invitation, decision);
   });
 
   router.post('/reports/:reportId/decide', form, async (req, res) => {
-    const invitation = invitationOf(req);
+    const invitation = await invitationOf(req);
     const decision = decidable(invitation, req.body);
     if (!provider.decide || !decision) return done(req, res, 'not-decided');
     // Only the confirmation page's button says yes; any other post (an older page) is asked first.
     if ((req.body as { confirm?: unknown } | undefined)?.confirm !== 'yes') return confirmDecision(req, res, invitation, decision);
     const result = await provider.decide(toProviderInvitation(invitation), decision);
-    done(req, res, lifecycle.finish(invitation.reportId, result) ? 'decided' : 'not-decided');
+    done(req, res, (await lifecycle.finish(invitation.reportId, result)) ? 'decided' : 'not-decided');
   });
 
   router.post('/reports/:reportId/resend', form, async (req, res) => {
-    const invitation = invitationOf(req);
+    const invitation = await invitationOf(req);
     if (invitation.status !== 'sent' || invitation.startedAt === null) return done(req, res, 'not-resent');
     const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
-    done(req, res, lifecycle.resend(invitation.reportId, candidateUrl) ? 'resent' : 'not-resent');
+    done(req, res, (await lifecycle.resend(invitation.reportId, candidateUrl)) ? 'resent' : 'not-resent');
   });
 
   router.use(pageErrors(deps.logger, { admin: true }));
@@ -251,23 +251,21 @@ const ACCOUNTS_SHOWN = 100;
  * the token with another account's), which account its latest listed invitation came in through:
  * the one the platform uses now.
  */
-function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
+async function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
   // A vendor may have 100,000 customers: the page shows the newest (oldest of them first, as the
   // accounts were created), and reads only what it shows.
-  const list = accounts
-    .newest(ACCOUNTS_SHOWN)
-    .reverse()
-    .map((a) => ({ ...a, tokens: accounts.activeTokens(a.id) }));
+  const list = [];
+  for (const a of (await accounts.newest(ACCOUNTS_SHOWN)).reverse()) list.push({ ...a, tokens: await accounts.activeTokens(a.id) });
   const byCompany = new Map<number, AccountSummary[]>();
-  for (const a of accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
+  for (const a of await accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
   const shared = [...byCompany].map(([companyId, connected]) => {
     const latest = listed.find((i) => i.companyId === companyId);
     return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
   });
   return {
     accounts: list,
-    accountsTotal: accounts.count(),
-    accountNames: accounts.namesOf([...new Set(listed.map((i) => i.accountId))]),
+    accountsTotal: await accounts.count(),
+    accountNames: await accounts.namesOf([...new Set(listed.map((i) => i.accountId))]),
     sharedCompanies: shared,
   };
 }

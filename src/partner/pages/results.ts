@@ -22,7 +22,7 @@ export function resultsPage(deps: {
   const router = Router();
   router.get('/results', async (req, res) => {
     const verified = deps.links.verify('results', req.query.token);
-    const invitation = verified.ok ? deps.invitations.get(verified.reportId) : undefined;
+    const invitation = verified.ok ? await deps.invitations.get(verified.reportId) : undefined;
     if (!invitation) {
       const expired = !verified.ok && verified.reason === 'expired';
       return renderMessage(res, expired ? 410 : 400, {

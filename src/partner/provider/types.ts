@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/store.js';
 import type { PartnerKind } from '../../contract/decisions.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import type { Sql } from '../../lib/sql.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { VendorReports } from '../results/reports.js';
 
@@ -69,8 +69,11 @@ export interface Provider {
 
 /** What the kit hands a provider factory: what a provider may need to build itself. */
 export interface ProviderKit {
-  /** The partner's SQLite database, the provider's own tables migrated (`ProviderFactory.migrations`). */
-  db: Db;
+  /**
+   * The partner's database (SQLite, or PostgreSQL when DATABASE_URL is set), the provider's own
+   * tables migrated (`ProviderFactory.migrations`): one query text with `$1, $2…` for both.
+   */
+  sql: Sql;
   clock: Clock;
   /** PARTNER_KIND: what this partner is registered as. */
   kind: PartnerKind;
@@ -96,12 +99,14 @@ export interface ProviderFactory {
 }
 
 /**
- * A provider's own SQL migrations: the `NNN_name.sql` files of `dir`, applied in order after the
- * kit's, each once. They are tracked apart from the kit's (which `PRAGMA user_version` counts), in
- * the `schema_migrations` table, as `prefix/NNN_name.sql`; `prefix` names the provider (e.g. "demo").
+ * A provider's own SQL migrations: the `NNN_name.sql` files of `dir` (SQLite's dialect), or of
+ * `postgresDir` on PostgreSQL (DATABASE_URL), applied in order after the kit's, each once. They are
+ * tracked in the `schema_migrations` table as `prefix/NNN_name.sql`; `prefix` names the provider
+ * (e.g. "demo"). Without `postgresDir`, the partner refuses to start on PostgreSQL.
  */
 export interface ProviderMigrations {
   dir: string;
+  postgresDir?: string;
   prefix: string;
 }
 
@@ -109,8 +114,12 @@ export interface ProviderMigrations {
 export type ProviderSource = Provider | ProviderFactory;
 
 export interface ProviderCatalog {
-  /** Adds tests by name to the account's catalog; returns them as `listTests` will list them. */
-  addTests(accountId: number, names: readonly string[]): readonly ProviderTest[] | Promise<readonly ProviderTest[]>;
+  /**
+   * Adds tests by name to the account's catalog; returns them as `listTests` will list them. `tx` is
+   * the kit's transaction that creates the account: a catalog in the kit's database writes through
+   * it, so the account and its tests are stored together; a catalog in the vendor's product ignores it.
+   */
+  addTests(accountId: number, names: readonly string[], tx: Sql): Promise<readonly ProviderTest[]>;
   /** The tests the demo account gets (DEMO_SEED); none when absent. */
   sampleTests?: readonly string[];
 }

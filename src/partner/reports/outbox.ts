@@ -1,8 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { ReportUpdate } from '../../contract/schemas.js';
-import type { Db } from '../../lib/db.js';
+import { indexedBy, placeholders, skipLocked, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
+import { leaseUntil } from '../jobs/lease.js';
 
 export type UpdateStatus = 'pending' | 'delivered' | 'dead' | 'canceled' | 'superseded';
 
@@ -72,194 +73,170 @@ export type ReportOutbox = ReturnType<typeof reportOutbox>;
  * The `report_updates` outbox. `enqueue` is called inside the transaction that changes the
  * invitation, so the change and its announcement commit together or not at all.
  */
-export function reportOutbox(db: Db, clock: Clock) {
-  const insert = db.prepare<[string, string, string, string, string, string], { id: number }>(
-    `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
-     SELECT id, report_id, ?, ?, ?, ?, ? FROM invitations WHERE report_id = ? RETURNING id`,
-  );
+export function reportOutbox(sql: Sql, clock: Clock) {
   // The oldest pending update of each report that has one, when it is due. A report's newer
   // updates wait behind its oldest: they are sent with it, never before it.
   //
-  // INDEXED BY names the plan these two need, whatever SQLite's planner would guess: the due
+  // On SQLite, INDEXED BY names the plan these need, whatever its planner would guess: the due
   // updates in order of the due index, each checked against its own report's earlier updates. Left
   // to itself, it checked each pending update against every older pending one (by status): a backlog
   // of 20,000 undelivered updates (a platform down for an hour) took a minute per query, with the
   // server's event loop held all the while.
-  const dueHeads = db.prepare<[string, number], UpdateRow>(
-    `SELECT u.* FROM report_updates u INDEXED BY report_updates_due
-      WHERE u.status = 'pending' AND u.next_attempt_at <= ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates p INDEXED BY report_updates_by_invitation
-                         WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)
-      ORDER BY u.next_attempt_at, u.id LIMIT ?`,
-  );
-  const nextDue = db
-    .prepare<[], string | null>(
-      `SELECT min(u.next_attempt_at) FROM report_updates u INDEXED BY report_updates_due
-        WHERE u.status = 'pending'
-          AND NOT EXISTS (SELECT 1 FROM report_updates p INDEXED BY report_updates_by_invitation
-                           WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`,
-    )
-    .pluck();
-  const pendingOf = db.prepare<[string], UpdateRow>(
-    `SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending' ORDER BY id`,
-  );
-  const deliveredAfter = db.prepare<[string, number], UpdateRow>(
-    `SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'delivered' AND id > ? ORDER BY id`,
-  );
-  const byId = db.prepare<[number], UpdateRow>('SELECT * FROM report_updates WHERE id = ?');
-  const ofReport = db.prepare<[string], UpdateRow>(`SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`);
-  // One statement per filter, each walking the index that orders it: one statement with optional
-  // filters read every update to find a rare status (56 ms among 500,000).
-  const recentAll = db.prepare<[number], UpdateRow>('SELECT * FROM report_updates ORDER BY id DESC LIMIT ?');
-  const recentWithStatus = db.prepare<[string, number], UpdateRow>('SELECT * FROM report_updates WHERE status = ? ORDER BY id DESC LIMIT ?');
-  const recentOfReport = db.prepare<[{ reportId: string; status: string | null; limit: number }], UpdateRow>(
-    `SELECT * FROM report_updates WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = @reportId)
-        AND (@status IS NULL OR status = @status)
-      ORDER BY id DESC LIMIT @limit`,
-  );
-  const counts = db.prepare<[], { status: UpdateStatus; n: number }>(
-    'SELECT status, count(*) AS n FROM report_updates GROUP BY status',
-  );
-  const insertAttempt = db.prepare(
-    `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
-        response_status, response_body, error, outcome, next_attempt_at, started_at, duration_ms)
-     SELECT id, report_id, @firstUpdateId, @lastUpdateId, @requestBody, @responseStatus, @responseBody, @error, @outcome,
-        @nextAttemptAt, @startedAt, @durationMs
-       FROM invitations WHERE report_id = @reportId`,
-  );
-  const attemptsOf = db.prepare<[string], AttemptRow>(
-    `SELECT * FROM report_update_attempts WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) ORDER BY id`,
-  );
-  const settle = db.prepare<[UpdateStatus, number | null, string | null, string | null, string, number]>(
-    `UPDATE report_updates SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?, delivered_at = ?,
-            updated_at = ? WHERE id = ? AND status = 'pending'`,
-  );
-  const retryLater = db.prepare<[number | null, string, string, string, number]>(
-    `UPDATE report_updates SET attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, updated_at = ?
-      WHERE id = ? AND status = 'pending'`,
-  );
-  const supersede = db.prepare<[string, number]>(
-    `UPDATE report_updates SET status = 'superseded', updated_at = ? WHERE id = ? AND status = 'pending'`,
-  );
-  const hurry = db.prepare<[string, string, string]>(
-    `UPDATE report_updates SET next_attempt_at = ?, updated_at = ? WHERE invitation_id = (SELECT id FROM invitations WHERE report_id = ?) AND status = 'pending'`,
-  );
-  const revive = db.prepare<[string, string, string, number]>(
-    `UPDATE report_updates SET status = 'pending', next_attempt_at = ?, give_up_at = ?, updated_at = ?
-      WHERE id = ? AND status IN ('dead', 'canceled')`,
-  );
-  const cancel = db.prepare<[string, number]>(
-    `UPDATE report_updates SET status = 'canceled', updated_at = ? WHERE id = ? AND status = 'pending'`,
-  );
-
+  const due = indexedBy(sql, 'report_updates_due');
+  const byInvitation = indexedBy(sql, 'report_updates_by_invitation');
+  const isHead = `NOT EXISTS (SELECT 1 FROM report_updates p ${byInvitation}
+                               WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`;
+  // Claiming a head holds its whole report: the report's newer updates are not heads while it is pending.
+  const claimHeads = `UPDATE report_updates SET next_attempt_at = $2
+      WHERE id IN (SELECT u.id FROM report_updates u ${due}
+                    WHERE u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}
+                    ORDER BY u.next_attempt_at, u.id LIMIT $3 ${skipLocked(sql)})
+      RETURNING *`;
+  const nextDue = `SELECT min(u.next_attempt_at) AS at FROM report_updates u ${due} WHERE u.status = 'pending' AND ${isHead}`;
+  const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   // A report with a dead letter keeps its whole history: an operator may still revive it, and the
   // worker needs the delivered updates to know what the revived one must not overwrite. Each row
   // looks for its own report's dead letters (INDEXED BY, as above), not through every dead letter.
-  const pruneAttempts = db.prepare<[string]>(
-    `DELETE FROM report_update_attempts WHERE started_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d INDEXED BY report_updates_by_invitation
-                         WHERE d.invitation_id = report_update_attempts.invitation_id AND d.status = 'dead')`,
-  );
-  const pruneSettled = db.prepare<[string]>(
-    `DELETE FROM report_updates WHERE status IN ('delivered', 'superseded', 'canceled') AND updated_at < ?
-        AND NOT EXISTS (SELECT 1 FROM report_updates d INDEXED BY report_updates_by_invitation
-                         WHERE d.invitation_id = report_updates.invitation_id AND d.status = 'dead')`,
-  );
+  const pruneAttempts = `DELETE FROM report_update_attempts WHERE started_at < $1
+      AND NOT EXISTS (SELECT 1 FROM report_updates d ${byInvitation}
+                       WHERE d.invitation_id = report_update_attempts.invitation_id AND d.status = 'dead')`;
+  const pruneSettled = `DELETE FROM report_updates WHERE status IN ('delivered', 'superseded', 'canceled') AND updated_at < $1
+      AND NOT EXISTS (SELECT 1 FROM report_updates d ${byInvitation}
+                       WHERE d.invitation_id = report_updates.invitation_id AND d.status = 'dead')`;
 
   const now = () => isoAt(clock.now());
+  const updates = async (text: string, params: unknown[]) => (await sql.all<UpdateRow>(text, params)).map(toUpdate);
 
-  const record = db.transaction(
-    (
-      attempt: Omit<DeliveryAttempt, 'id'>,
-      ids: readonly number[],
-      apply: (id: number) => void,
-    ) => {
-      insertAttempt.run(attempt);
-      for (const id of ids) apply(id);
-    },
-  );
+  /** The attempt and what became of its updates, in one transaction. */
+  const record = (attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], apply: (tx: Sql, id: number) => Promise<unknown>) =>
+    sql.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
+            response_status, response_body, error, outcome, next_attempt_at, started_at, duration_ms)
+         SELECT id, report_id, CAST($2 AS INTEGER), CAST($3 AS INTEGER), $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10, CAST($11 AS INTEGER)
+           FROM invitations WHERE report_id = $1`,
+        [
+          attempt.reportId, attempt.firstUpdateId, attempt.lastUpdateId, attempt.requestBody, attempt.responseStatus,
+          attempt.responseBody, attempt.error, attempt.outcome, attempt.nextAttemptAt, attempt.startedAt, attempt.durationMs,
+        ],
+      );
+      for (const id of ids) await apply(tx, id);
+    });
+  const settle = (tx: Sql, id: number, status: UpdateStatus, lastStatus: number | null, error: string | null, deliveredAt: string | null, at: string) =>
+    tx.run(
+      `UPDATE report_updates SET status = $1, attempts = attempts + 1, last_status = $2, last_error = $3, delivered_at = $4, updated_at = $5
+        WHERE id = $6 AND status = 'pending'`,
+      [status, lastStatus, error, deliveredAt, at, id],
+    );
 
   return {
-    /** Queues an update of a report. Call it inside the transaction of the change it announces. */
-    enqueue(reportId: string, body: ReportUpdate): number {
+    /** Queues an update of a report. Call it inside the transaction (`tx`) of the change it announces. */
+    async enqueue(tx: Sql, reportId: string, body: ReportUpdate): Promise<number> {
       const at = clock.now();
-      const row = insert.get(JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), isoAt(at), reportId);
+      const row = await tx.get<{ id: number }>(
+        `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
+         SELECT id, report_id, $2, $3, $4, $3, $3 FROM invitations WHERE report_id = $1 RETURNING id`,
+        [reportId, JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)],
+      );
       if (!row) throw new Error(`No invitation for report ${reportId}`);
       return row.id;
     },
 
-    /** The updates to send now: the oldest pending one of each report, when due. */
-    dueHeads(limit: number): QueuedUpdate[] {
-      return dueHeads.all(now(), limit).map(toUpdate);
+    /**
+     * Claims the updates to send now, the oldest pending one of each report, when due, for
+     * `leaseMs` (jobs/lease.ts): until then no other run, on any instance, sends that report's
+     * updates. A settled update (delivered, dead, retried later) releases its report.
+     */
+    claimDueHeads(limit: number, leaseMs: number): Promise<QueuedUpdate[]> {
+      return updates(claimHeads, [now(), isoAt(leaseUntil(sql, clock, leaseMs)), limit]).then((heads) => heads.sort((a, b) => a.id - b.id));
+    },
+
+    /** Claims given back unsent (a shutdown): the reports' updates are due again at once, for any instance. */
+    async release(ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await sql.run(`UPDATE report_updates SET next_attempt_at = $1 WHERE status = 'pending' AND id IN (${placeholders(ids.length, 2)})`, [now(), ...ids]);
     },
 
     /** When the next update falls due (undefined when nothing is pending). */
-    nextDueAt(): string | undefined {
-      return nextDue.get() ?? undefined;
+    async nextDueAt(): Promise<string | undefined> {
+      return (await sql.get<{ at: string | null }>(nextDue))?.at ?? undefined;
     },
 
     /** A report's pending updates, oldest first. */
-    pendingOf(reportId: string): QueuedUpdate[] {
-      return pendingOf.all(reportId).map(toUpdate);
+    pendingOf(reportId: string): Promise<QueuedUpdate[]> {
+      return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} AND status = 'pending' ORDER BY id`, [reportId]);
     },
 
     /** Updates of the report delivered after `id` was queued (only after an operator revived an old one). */
-    deliveredAfter(reportId: string, id: number): QueuedUpdate[] {
-      return deliveredAfter.all(reportId, id).map(toUpdate);
+    deliveredAfter(reportId: string, id: number): Promise<QueuedUpdate[]> {
+      return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} AND status = 'delivered' AND id > $2 ORDER BY id`, [reportId, id]);
     },
 
-    find(id: number): QueuedUpdate | undefined {
-      const row = byId.get(id);
-      return row && toUpdate(row);
+    async find(id: number): Promise<QueuedUpdate | undefined> {
+      return (await updates('SELECT * FROM report_updates WHERE id = $1', [id]))[0];
     },
 
-    ofReport(reportId: string): QueuedUpdate[] {
-      return ofReport.all(reportId).map(toUpdate);
+    ofReport(reportId: string): Promise<QueuedUpdate[]> {
+      return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId]);
     },
 
-    recent(options: { status?: UpdateStatus; reportId?: string; limit?: number } = {}): QueuedUpdate[] {
+    /**
+     * The newest updates first, for the dashboard. One statement per filter, each walking the index
+     * that orders it: one statement with optional filters read every update to find a rare status
+     * (56 ms among 500,000).
+     */
+    recent(options: { status?: UpdateStatus; reportId?: string; limit?: number } = {}): Promise<QueuedUpdate[]> {
       const { status, reportId, limit = 100 } = options;
-      const rows =
-        reportId !== undefined
-          ? recentOfReport.all({ reportId, status: status ?? null, limit })
-          : status !== undefined
-            ? recentWithStatus.all(status, limit)
-            : recentAll.all(limit);
-      return rows.map(toUpdate);
+      if (reportId !== undefined && status !== undefined) {
+        return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} AND status = $2 ORDER BY id DESC LIMIT $3`, [reportId, status, limit]);
+      }
+      if (reportId !== undefined) return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} ORDER BY id DESC LIMIT $2`, [reportId, limit]);
+      if (status !== undefined) return updates('SELECT * FROM report_updates WHERE status = $1 ORDER BY id DESC LIMIT $2', [status, limit]);
+      return updates('SELECT * FROM report_updates ORDER BY id DESC LIMIT $1', [limit]);
     },
 
-    counts(): Record<UpdateStatus, number> {
+    async counts(): Promise<Record<UpdateStatus, number>> {
       const out: Record<UpdateStatus, number> = { pending: 0, delivered: 0, dead: 0, canceled: 0, superseded: 0 };
-      for (const { status, n } of counts.all()) out[status] = n;
+      for (const { status, n } of await sql.all<{ status: UpdateStatus; n: number }>('SELECT status, count(*) AS n FROM report_updates GROUP BY status')) {
+        out[status] = n;
+      }
       return out;
     },
 
-    attemptsOf(reportId: string): DeliveryAttempt[] {
-      return attemptsOf.all(reportId).map(toAttempt);
+    async attemptsOf(reportId: string): Promise<DeliveryAttempt[]> {
+      return (await sql.all<AttemptRow>(`SELECT * FROM report_update_attempts WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId])).map(toAttempt);
     },
 
     /** The request for `ids` was answered 2xx: they are delivered. */
-    delivered(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number): void {
+    async delivered(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number): Promise<void> {
       const at = now();
-      record(attempt, ids, (id) => settle.run('delivered', status, null, at, at, id));
+      await record(attempt, ids, (tx, id) => settle(tx, id, 'delivered', status, null, at, at));
     },
 
     /** The platform refused the request for good: dead letters. */
-    dead(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string): void {
+    async dead(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string): Promise<void> {
       const at = now();
-      record(attempt, ids, (id) => settle.run('dead', status, error.slice(0, 1000), null, at, id));
+      await record(attempt, ids, (tx, id) => settle(tx, id, 'dead', status, error.slice(0, 1000), null, at));
     },
 
     /** A failure worth retrying: the updates wait until `nextAt`. */
-    retry(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string, nextAt: number): void {
+    async retry(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string, nextAt: number): Promise<void> {
       const at = now();
-      record(attempt, ids, (id) => retryLater.run(status, error.slice(0, 1000), isoAt(nextAt), at, id));
+      await record(attempt, ids, (tx, id) =>
+        tx.run(
+          `UPDATE report_updates SET attempts = attempts + 1, last_status = $1, last_error = $2, next_attempt_at = $3, updated_at = $4
+            WHERE id = $5 AND status = 'pending'`,
+          [status, error.slice(0, 1000), isoAt(nextAt), at, id],
+        ),
+      );
     },
 
     /** Nothing of these updates is left to send: newer delivered updates set every field they carry. */
-    supersede(ids: readonly number[]): void {
+    async supersede(ids: readonly number[]): Promise<void> {
       const at = now();
-      db.transaction(() => ids.forEach((id) => supersede.run(at, id)))();
+      await sql.transaction(async (tx) => {
+        for (const id of ids) await tx.run(`UPDATE report_updates SET status = 'superseded', updated_at = $1 WHERE id = $2 AND status = 'pending'`, [at, id]);
+      });
     },
 
     /**
@@ -267,26 +244,34 @@ export function reportOutbox(db: Db, clock: Clock) {
      * once; a dead or canceled one is queued again with a fresh give-up window. Returns false when
      * the update is delivered or superseded (nothing to retry).
      */
-    retryNow(id: number): boolean {
-      const update = byId.get(id);
+    async retryNow(id: number): Promise<boolean> {
+      const update = await sql.get<UpdateRow>('SELECT * FROM report_updates WHERE id = $1', [id]);
       if (!update) return false;
       const at = clock.now();
       if (update.status === 'pending') {
-        hurry.run(isoAt(at), isoAt(at), update.report_id);
+        await sql.run(`UPDATE report_updates SET next_attempt_at = $1, updated_at = $1 WHERE invitation_id = ${ofInvitation.replace('$1', '$2')} AND status = 'pending'`, [
+          isoAt(at),
+          update.report_id,
+        ]);
         return true;
       }
-      return revive.run(isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), isoAt(at), id).changes === 1;
+      const revived = await sql.run(
+        `UPDATE report_updates SET status = 'pending', next_attempt_at = $1, give_up_at = $2, updated_at = $1
+          WHERE id = $3 AND status IN ('dead', 'canceled')`,
+        [isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs), id],
+      );
+      return revived.changes === 1;
     },
 
     /** Forgets requests and settled updates older than the log's retention; returns how many rows went. */
-    prune(olderThanMs: number): number {
+    async prune(olderThanMs: number): Promise<number> {
       const cutoff = isoAt(clock.now() - olderThanMs);
-      return db.transaction(() => pruneAttempts.run(cutoff).changes + pruneSettled.run(cutoff).changes)();
+      return sql.transaction(async (tx) => (await tx.run(pruneAttempts, [cutoff])).changes + (await tx.run(pruneSettled, [cutoff])).changes);
     },
 
     /** "Cancel retries" from the dashboard: a pending update is not sent any more. */
-    cancelRetries(id: number): boolean {
-      return cancel.run(now(), id).changes === 1;
+    async cancelRetries(id: number): Promise<boolean> {
+      return (await sql.run(`UPDATE report_updates SET status = 'canceled', updated_at = $1 WHERE id = $2 AND status = 'pending'`, [now(), id])).changes === 1;
     },
   };
 }

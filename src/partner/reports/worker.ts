@@ -69,6 +69,8 @@ export interface DeliveryWorkerDeps {
   timeouts?: DeliveryTimeouts;
   random?: () => number;
   concurrency?: number;
+  /** How long a claimed report is this instance's to deliver (jobs/lease.ts). */
+  leaseMs: number;
 }
 
 export interface DeliveryRun {
@@ -142,22 +144,26 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<void> {
-    const rows = outbox.pendingOf(head.reportId);
-    if (rows[0]?.id !== head.id) return; // changed since it was picked (canceled, delivered)
+  /** Heads this instance claimed and has not settled yet: given back by `release`. */
+  const held = new Set<number>();
+
+  /** Delivers a head and the report's newer updates; false when stopped before it could. */
+  async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<boolean> {
+    const rows = await outbox.pendingOf(head.reportId);
+    if (rows[0]?.id !== head.id) return true; // changed since it was picked (canceled, delivered)
     const ids = rows.map((r) => r.id);
-    const newer = outbox.deliveredAfter(head.reportId, head.id);
+    const newer = await outbox.deliveredAfter(head.reportId, head.id);
     const body = mergeUpdates(rows.map((r) => withoutFieldsSetBy(r.body, newer.filter((d) => d.id > r.id).map((d) => d.body))));
     if (isEmptyUpdate(body)) {
-      outbox.supersede(ids);
+      await outbox.supersede(ids);
       run.superseded += ids.length;
-      return;
+      return true;
     }
 
     const startedAt = clock.now();
     const started = performance.now();
     const sent = await send(head.reportId, body);
-    if (sent.kind === 'stopped') return; // shutting down: the updates stay pending, untouched
+    if (sent.kind === 'stopped') return false; // shutting down: the updates stay pending, untouched
     const attempt: Omit<DeliveryAttempt, 'id'> = {
       reportId: head.reportId,
       firstUpdateId: ids[0]!,
@@ -175,10 +181,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
     const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : 'retry';
     if (outcome === 'delivered') {
-      outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!);
+      await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!);
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
-      return;
+      return true;
     }
     const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
     const now = clock.now();
@@ -186,17 +192,18 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     const giveUpAt = Math.max(...rows.map((r) => Date.parse(r.giveUpAt)));
     if (outcome === 'dead' || now >= giveUpAt) {
       const error = outcome === 'dead' ? reason : `gave up after retrying since ${rows[0]!.createdAt}: ${reason}`;
-      outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error);
+      await outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error);
       run.dead += ids.length;
       logger.warn({ ...log, error }, 'report update dead-lettered');
-      return;
+      return true;
     }
     const wait =
       (sent.kind === 'answer' ? retryAfterMs(sent.retryAfter, now) : undefined) ?? backoffMs(head.attempts + 1, DELIVERY_RETRY, random);
     const nextAt = Math.min(now + wait, giveUpAt);
-    outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt);
+    await outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt);
     run.retried += ids.length;
     logger.warn({ ...log, error: reason, retryInMs: nextAt - now }, 'report update failed; will retry');
+    return true;
   }
 
   return {
@@ -210,25 +217,39 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       // Pruning scans the log: once an hour is plenty for a 30-day retention, and every run (there
       // is one after each queued update) would make each send pay for the whole table.
       if (clock.now() >= nextPruneAt) {
-        outbox.prune(DELIVERY_LOG_RETENTION_MS);
+        await outbox.prune(DELIVERY_LOG_RETENTION_MS);
         nextPruneAt = clock.now() + PRUNE_EVERY_MS;
       }
       if (!platform.secret) return { ...run, waiting: NO_SECRET };
       while (!stopped()) {
-        const heads = outbox.dueHeads(BATCH);
+        const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs);
+        for (const head of heads) held.add(head.id);
         if (heads.length === 0) break;
         // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
         // delivered report's updates queued in the meantime are due at once and go next round.
-        await inParallel(heads, concurrency, stopped, (head) => deliver(head, run));
+        await inParallel(heads, concurrency, stopped, async (head) => {
+          if (await deliver(head, run)) held.delete(head.id);
+        });
       }
       return run;
     },
 
     /** When the next pending update falls due; undefined when none is pending. */
-    nextDueAt: (): string | undefined => outbox.nextDueAt(),
+    nextDueAt: (): Promise<string | undefined> => outbox.nextDueAt(),
 
     /** Why deliveries cannot run, if they cannot. */
     waiting: (): string | undefined => (platform.secret ? undefined : NO_SECRET),
+
+    /**
+     * Gives back the reports claimed and not settled (call once the runs have stopped): on
+     * PostgreSQL, another instance, or this one restarted, delivers them at once rather than when
+     * their lease runs out. A request abandoned in flight may then arrive twice (at least once).
+     */
+    async release(): Promise<void> {
+      const ids = [...held];
+      held.clear();
+      await outbox.release(ids);
+    },
 
     /** Abandons requests in flight (their updates stay pending) and runs no more. */
     stop(): void {

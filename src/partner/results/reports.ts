@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoAt, type Clock } from '../../lib/clock.js';
 import { REPORT_SCORE_MAX_LENGTH } from '../../contract/decisions.js';
-import { ReportId, ReportProperty } from '../../contract/schemas.js';
+import { ReportId, ReportProperty, text } from '../../contract/schemas.js';
 import type { InvitationLifecycle, ProgressStage, ReportOutcome } from '../invitations/lifecycle.js';
 import type { ResultDetail } from '../provider/types.js';
 
@@ -31,16 +31,15 @@ export interface VendorResult {
 
 /** The result fields, as both the in-process API and the HTTP endpoint check them. */
 export const ResultFields = z.object({
-  score: z
-    .string()
+  score: text()
     .trim()
     .min(1, 'must not be empty')
     .max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters (the platform's badge); put more in subtitle or properties`),
-  subtitle: z.string().max(500).optional(),
+  subtitle: text().max(500).optional(),
   properties: z.array(ReportProperty).max(50).optional(),
   completed_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-01T09:30:00Z' }).optional(),
   details: z
-    .array(z.object({ label: z.string().min(1).max(200), value: z.string().max(1000), ok: z.boolean().optional() }))
+    .array(z.object({ label: text().min(1).max(200), value: text().max(1000), ok: z.boolean().optional() }))
     .max(100)
     .optional(),
 });
@@ -63,14 +62,14 @@ export class InvalidResultError extends Error {
  * `conflict` (finished otherwise, or canceled: a status never moves backwards) or `unknown`.
  */
 export interface VendorReports {
-  /** The candidate passed (report status `completed`). Throws `InvalidResultError` for a result the platform could not take. */
-  complete(reportId: string, result: VendorResult): ReportOutcome;
-  /** The candidate did not pass (report status `failed`). Throws `InvalidResultError` like `complete`. */
-  fail(reportId: string, result: VendorResult): ReportOutcome;
+  /** The candidate passed (report status `completed`). Rejects with `InvalidResultError` for a result the platform could not take. */
+  complete(reportId: string, result: VendorResult): Promise<ReportOutcome>;
+  /** The candidate did not pass (report status `failed`). Rejects with `InvalidResultError` like `complete`. */
+  fail(reportId: string, result: VendorResult): Promise<ReportOutcome>;
   /** How far the candidate got: shown in the dashboard; the platform's report does not change. */
-  progress(reportId: string, stage: ProgressStage): ReportOutcome;
+  progress(reportId: string, stage: ProgressStage): Promise<ReportOutcome>;
   /** The vendor canceled the test (report status `canceled`); `unchanged` when it already was. */
-  cancel(reportId: string): ReportOutcome;
+  cancel(reportId: string): Promise<ReportOutcome>;
 }
 
 export function vendorReports(deps: {
@@ -80,7 +79,7 @@ export function vendorReports(deps: {
   const { lifecycle, clock } = deps;
   const known = (reportId: string) => ReportId.safeParse(reportId).success;
 
-  const finish = (status: 'completed' | 'failed') => (reportId: string, result: VendorResult): ReportOutcome => {
+  const finish = (status: 'completed' | 'failed') => async (reportId: string, result: VendorResult): Promise<ReportOutcome> => {
     const at = result.completedAt;
     // An invalid Date becomes text the check refuses, rather than a RangeError from toISOString.
     const completedAt = at instanceof Date ? (Number.isNaN(at.getTime()) ? String(at) : at.toISOString()) : at;
@@ -96,12 +95,12 @@ export function vendorReports(deps: {
   return {
     complete: finish('completed'),
     fail: finish('failed'),
-    progress(reportId, stage) {
+    async progress(reportId, stage) {
       return known(reportId) ? lifecycle.progress(reportId, stage) : 'unknown';
     },
-    cancel(reportId) {
+    async cancel(reportId) {
       if (!known(reportId)) return 'unknown';
-      const outcome = lifecycle.cancel(reportId, 'vendor');
+      const outcome = await lifecycle.cancel(reportId, 'vendor');
       if (outcome === 'canceled') return 'recorded';
       if (outcome === 'already_canceled') return 'unchanged';
       return outcome === 'unknown' ? 'unknown' : 'conflict';

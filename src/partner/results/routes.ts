@@ -72,7 +72,7 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
   // The exact bytes sent: the signature is over them, so nothing may decode or decompress them.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes, inflate: false });
 
-  const receive: RequestHandler = (req, res) => {
+  const receive: RequestHandler = async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const signed = verifyVendorSignature(deps.secret!, raw, req.headers[VENDOR_SIGNATURE_HEADER], clock.now());
     if (!signed.ok) {
@@ -94,11 +94,11 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
     try {
       if (body.status === 'completed' || body.status === 'failed') {
         const result = { score: body.score!, subtitle: body.subtitle, properties: body.properties, completedAt: body.completed_at, details: body.details };
-        outcome = body.status === 'completed' ? reports.complete(id, result) : reports.fail(id, result);
+        outcome = await (body.status === 'completed' ? reports.complete(id, result) : reports.fail(id, result));
       } else if (body.status === 'canceled') {
-        outcome = reports.cancel(id);
+        outcome = await reports.cancel(id);
       } else {
-        outcome = reports.progress(id, body.status satisfies ProgressStage);
+        outcome = await reports.progress(id, body.status satisfies ProgressStage);
       }
     } catch (err) {
       if (err instanceof InvalidResultError) throw unprocessable(err.message.replace(/^Invalid result: /, ''), err.errors);
@@ -107,7 +107,7 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
 
     if (outcome === 'unknown') throw notFound('Unknown report');
     if (outcome === 'conflict') {
-      const status = invitations.get(id)?.status ?? 'finished';
+      const status = (await invitations.get(id))?.status ?? 'finished';
       if (status === 'canceled') throw conflict('Report was canceled');
       throw conflict(body.status === 'completed' || body.status === 'failed' ? `Report already ${status} with another result` : `Report already ${status}`);
     }

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import { indexedBy, type Sql } from '../../lib/sql.js';
 
 export type InboxStatus = 'pending' | 'handled' | 'failed';
 
@@ -66,75 +66,41 @@ interface Row {
 export type WebhookInbox = ReturnType<typeof webhookInbox>;
 
 /** The `webhook_inbox` table: dedupe record, work queue and dashboard list in one. */
-export function webhookInbox(db: Db, clock: Clock) {
-  const insert = db.prepare(
-    `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count,
-        candidate_id, offer_id, payload, next_attempt_at, received_at)
-     VALUES (@id, @companyId, @eventType, @eventSubtype, @occurredAt, @attemptCount, @candidateId, @offerId,
-        @payload, @now, @now)
-     ON CONFLICT (company_id, event_id) DO NOTHING`,
-  );
-  const duplicate = db.prepare<[number, number]>(
-    'UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE company_id = ? AND event_id = ?',
-  );
-  // Through the due index (INDEXED BY), whatever the planner would guess: for the ORDER BY it read
-  // every event ever received in event order, 24 ms a run with 200,000 kept, and growing.
-  const due = db.prepare<[string, number], Row>(
-    `SELECT * FROM webhook_inbox INDEXED BY webhook_inbox_due
-      WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY event_id, company_id LIMIT ?`,
-  );
-  // Only a row still due can be claimed, so two processors never handle the same event.
-  const claim = db.prepare<[string, number, number, string]>(
-    `UPDATE webhook_inbox SET next_attempt_at = ?, attempts = attempts + 1
-      WHERE company_id = ? AND event_id = ? AND status = 'pending' AND next_attempt_at <= ?`,
-  );
-  const handled = db.prepare<[string, string, number, number]>(
-    `UPDATE webhook_inbox SET status = 'handled', outcome = ?, payload = NULL, next_attempt_at = NULL, last_error = NULL,
-        handled_at = ? WHERE company_id = ? AND event_id = ?`,
-  );
-  const failed = db.prepare<[string, string | null, string | null, number, number]>(
-    `UPDATE webhook_inbox SET last_error = ?, next_attempt_at = ?,
-        status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END WHERE company_id = ? AND event_id = ?`,
-  );
-  const scrub = db.prepare<[number, number]>(
-    `UPDATE webhook_inbox SET payload = NULL WHERE company_id = ? AND candidate_id = ? AND status <> 'pending'`,
-  );
-  const prune = db.prepare<[string]>(`DELETE FROM webhook_inbox WHERE received_at < ? AND status <> 'pending'`);
-  const byId = db.prepare<[number, number], Row>('SELECT * FROM webhook_inbox WHERE company_id = ? AND event_id = ?');
-  const recent = db.prepare<[number], Row>('SELECT * FROM webhook_inbox ORDER BY event_id DESC, company_id DESC LIMIT ?');
-  const recentOf = db.prepare<[number, number], Row>('SELECT * FROM webhook_inbox WHERE company_id = ? ORDER BY event_id DESC LIMIT ?');
-  const counts = db.prepare<[], { status: InboxStatus; n: number }>('SELECT status, count(*) AS n FROM webhook_inbox GROUP BY status');
+export function webhookInbox(sql: Sql, clock: Clock) {
+  // On SQLite through the due index (INDEXED BY), whatever the planner would guess: for the ORDER
+  // BY it read every event ever received in event order, 24 ms a run with 200,000 kept, and growing.
+  const due = `SELECT * FROM webhook_inbox ${indexedBy(sql, 'webhook_inbox_due')}
+      WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY event_id, company_id LIMIT $2`;
+  const entries = async (text: string, params: unknown[]) => (await sql.all<Row>(text, params)).map(toEntry);
 
   return {
     /**
-     * Stores the event unless this company already sent its id. One statement: concurrent
-     * deliveries of the same event cannot both insert. Returns false for a duplicate (which is
-     * counted, not stored). The company is part of the key: event ids are one platform-wide
-     * sequence, and an id another company's event already used must not make this one a duplicate.
+     * Stores the event unless this company already sent its id. One statement, resting on the
+     * unique (company, event id): concurrent deliveries of the same event, to one instance or two,
+     * cannot both insert. Returns false for a duplicate (which is counted, not stored). The company
+     * is part of the key: event ids are one platform-wide sequence, and an id another company's
+     * event already used must not make this one a duplicate.
      */
-    receive(event: ReceivedEvent): boolean {
+    async receive(event: ReceivedEvent): Promise<boolean> {
       const payload = event.payload;
-      const inserted = insert.run({
-        id: event.id,
-        companyId: event.companyId,
-        eventType: event.eventType,
-        eventSubtype: event.eventSubtype,
-        occurredAt: event.occurredAt,
-        attemptCount: event.attemptCount,
-        candidateId: idOf(payload.candidate),
-        offerId: idOf(payload.offer),
-        payload: JSON.stringify(payload),
-        now: isoAt(clock.now()),
-      });
+      const inserted = await sql.run(
+        `INSERT INTO webhook_inbox (event_id, company_id, event_type, event_subtype, occurred_at, attempt_count,
+            candidate_id, offer_id, payload, next_attempt_at, received_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+         ON CONFLICT (company_id, event_id) DO NOTHING`,
+        [
+          event.id, event.companyId, event.eventType, event.eventSubtype, event.occurredAt, event.attemptCount,
+          idOf(payload.candidate), idOf(payload.offer), JSON.stringify(payload), isoAt(clock.now()),
+        ],
+      );
       if (inserted.changes === 1) return true;
-      duplicate.run(event.companyId, event.id);
+      await sql.run('UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE company_id = $1 AND event_id = $2', [event.companyId, event.id]);
       return false;
     },
 
     /** Pending events whose time has come, oldest event first. */
-    due(limit: number): PendingEvent[] {
-      return due
-        .all(isoAt(clock.now()), limit)
+    async due(limit: number): Promise<PendingEvent[]> {
+      return (await sql.all<Row>(due, [isoAt(clock.now()), limit]))
         .filter((r) => r.payload !== null)
         .map((r) => ({
           id: r.event_id,
@@ -148,49 +114,64 @@ export function webhookInbox(db: Db, clock: Clock) {
         }));
     },
 
-    /** Takes the event for one handling attempt until `leaseUntil`; false when another run has it. */
-    claim(event: EventKey, leaseUntil: number): boolean {
-      const now = isoAt(clock.now());
-      return claim.run(isoAt(leaseUntil), event.companyId, event.id, now).changes === 1;
+    /**
+     * Takes the event for one handling attempt until `leaseUntil`; false when another run, on this
+     * instance or another, has it: only a row still due can be claimed.
+     */
+    async claim(event: EventKey, leaseUntil: number): Promise<boolean> {
+      const claimed = await sql.run(
+        `UPDATE webhook_inbox SET next_attempt_at = $1, attempts = attempts + 1
+          WHERE company_id = $2 AND event_id = $3 AND status = 'pending' AND next_attempt_at <= $4`,
+        [isoAt(leaseUntil), event.companyId, event.id, isoAt(clock.now())],
+      );
+      return claimed.changes === 1;
     },
 
     /** Handled: the outcome is kept for the dashboard, the payload (personal data) is dropped. */
-    handled(event: EventKey, outcome: string): void {
-      handled.run(outcome.slice(0, 500), isoAt(clock.now()), event.companyId, event.id);
+    async handled(event: EventKey, outcome: string): Promise<void> {
+      await sql.run(
+        `UPDATE webhook_inbox SET status = 'handled', outcome = $1, payload = NULL, next_attempt_at = NULL, last_error = NULL, handled_at = $2
+          WHERE company_id = $3 AND event_id = $4`,
+        [outcome.slice(0, 500), isoAt(clock.now()), event.companyId, event.id],
+      );
     },
 
     /** A failed attempt: retried at `retryAt`, or given up when it is null. */
-    failed(event: EventKey, error: string, retryAt: number | null): void {
-      const at = retryAt === null ? null : isoAt(retryAt);
-      failed.run(error.slice(0, 500), at, at, event.companyId, event.id);
+    async failed(event: EventKey, error: string, retryAt: number | null): Promise<void> {
+      await sql.run(
+        `UPDATE webhook_inbox SET last_error = $1, next_attempt_at = $2, status = $3 WHERE company_id = $4 AND event_id = $5`,
+        [error.slice(0, 500), retryAt === null ? null : isoAt(retryAt), retryAt === null ? 'failed' : 'pending', event.companyId, event.id],
+      );
     },
 
     /** Drops the payloads still kept (given-up events) that name this candidate. */
-    scrubCandidate(companyId: number, candidateId: number): void {
-      scrub.run(companyId, candidateId);
+    async scrubCandidate(companyId: number, candidateId: number): Promise<void> {
+      await sql.run(`UPDATE webhook_inbox SET payload = NULL WHERE company_id = $1 AND candidate_id = $2 AND status <> 'pending'`, [companyId, candidateId]);
     },
 
     /** Forgets handled and given-up events received before `before`; pending ones stay. */
-    prune(before: number): number {
-      return prune.run(isoAt(before)).changes;
+    async prune(before: number): Promise<number> {
+      return (await sql.run(`DELETE FROM webhook_inbox WHERE received_at < $1 AND status <> 'pending'`, [isoAt(before)])).changes;
     },
 
     /** The event `eventId` of company `companyId` (ids are unique per company only). */
-    find(companyId: number, eventId: number): InboxEntry | undefined {
-      const row = byId.get(companyId, eventId);
-      return row && toEntry(row);
+    async find(companyId: number, eventId: number): Promise<InboxEntry | undefined> {
+      return (await entries('SELECT * FROM webhook_inbox WHERE company_id = $1 AND event_id = $2', [companyId, eventId]))[0];
     },
 
     /** Newest first, for the dashboard. */
-    list(options: { companyId?: number; limit?: number } = {}): InboxEntry[] {
+    list(options: { companyId?: number; limit?: number } = {}): Promise<InboxEntry[]> {
       const limit = options.limit ?? 100;
-      const rows = options.companyId === undefined ? recent.all(limit) : recentOf.all(options.companyId, limit);
-      return rows.map(toEntry);
+      return options.companyId === undefined
+        ? entries('SELECT * FROM webhook_inbox ORDER BY event_id DESC, company_id DESC LIMIT $1', [limit])
+        : entries('SELECT * FROM webhook_inbox WHERE company_id = $1 ORDER BY event_id DESC LIMIT $2', [options.companyId, limit]);
     },
 
-    counts(): Record<InboxStatus, number> {
+    async counts(): Promise<Record<InboxStatus, number>> {
       const out: Record<InboxStatus, number> = { pending: 0, handled: 0, failed: 0 };
-      for (const { status, n } of counts.all()) out[status] = n;
+      for (const { status, n } of await sql.all<{ status: InboxStatus; n: number }>('SELECT status, count(*) AS n FROM webhook_inbox GROUP BY status')) {
+        out[status] = n;
+      }
       return out;
     },
   };

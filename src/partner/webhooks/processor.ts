@@ -2,7 +2,7 @@ import { backoffMs } from '../jobs/backoff.js';
 import { ZodError } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../contract/decisions.js';
-import type { Db } from '../../lib/db.js';
+import type { Sql } from '../../lib/sql.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { DEFAULT_HANDLERS, recordEvent, type CancelInvitation, type WebhookHandler } from './handlers/index.js';
 import { webhookInbox, type WebhookInbox } from './inbox.js';
@@ -16,7 +16,7 @@ const LEASE_MS = 5 * 60_000;
 const BATCH = 100;
 
 export interface WebhookProcessorDeps {
-  db: Db;
+  sql: Sql;
   clock: Clock;
   logger: Logger;
   cancelInvitation: CancelInvitation;
@@ -35,11 +35,12 @@ export type WebhookProcessor = ReturnType<typeof webhookProcessor>;
  * each run also forgets events older than the dedupe window.
  */
 export function webhookProcessor(deps: WebhookProcessorDeps) {
-  const { db, clock, logger } = deps;
+  const { sql, clock, logger } = deps;
   const handlers = deps.handlers ?? DEFAULT_HANDLERS;
   const random = deps.random ?? Math.random;
-  const inbox: WebhookInbox = webhookInbox(db, clock);
-  const accountsOf = db.prepare<[number], number>('SELECT id FROM accounts WHERE company_id = ? ORDER BY id').pluck();
+  const inbox: WebhookInbox = webhookInbox(sql, clock);
+  const accountsOf = async (companyId: number) =>
+    (await sql.all<{ id: number }>('SELECT id FROM accounts WHERE company_id = $1 ORDER BY id', [companyId])).map((r) => r.id);
 
   return {
     inbox,
@@ -48,30 +49,30 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
      * aborts it takes no more events: the rest stay in the inbox for the next run.
      */
     async runOnce(stopping?: AbortSignal): Promise<number> {
-      inbox.prune(clock.now() - WEBHOOK_DEDUPE_WINDOW_MS);
+      await inbox.prune(clock.now() - WEBHOOK_DEDUPE_WINDOW_MS);
       let handled = 0;
-      for (let due = inbox.due(BATCH); due.length > 0 && !stopping?.aborted; due = inbox.due(BATCH)) {
+      for (let due = await inbox.due(BATCH); due.length > 0 && !stopping?.aborted; due = await inbox.due(BATCH)) {
         for (const event of due) {
           if (stopping?.aborted) break;
-          if (!inbox.claim(event, clock.now() + LEASE_MS)) continue;
+          if (!(await inbox.claim(event, clock.now() + LEASE_MS))) continue;
           const handler = handlers[event.eventType] ?? recordEvent;
           try {
             const outcome = await handler(event, {
-              db,
+              sql,
               clock,
               logger,
               inbox,
-              accountIds: accountsOf.all(event.companyId),
+              accountIds: await accountsOf(event.companyId),
               cancelInvitation: deps.cancelInvitation,
             });
-            inbox.handled(event, outcome);
+            await inbox.handled(event, outcome);
             handled += 1;
           } catch (err) {
             const attempt = event.attempts + 1;
             const hopeless = err instanceof ZodError || attempt >= MAX_HANDLER_ATTEMPTS;
             const delay = backoffMs(attempt, HANDLER_RETRY, random);
             const retryAt = hopeless ? null : clock.now() + delay;
-            inbox.failed(event, describe(err), retryAt);
+            await inbox.failed(event, describe(err), retryAt);
             logger.warn(
               { eventId: event.id, eventType: event.eventType, attempt, err: describe(err), retryAt: retryAt && new Date(retryAt).toISOString() },
               hopeless ? 'webhook event given up' : 'webhook handler failed; will retry',

@@ -2,9 +2,9 @@ import express, { type Express, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { WEBHOOK_SIGNATURE_HEADER } from '../../contract/decisions.js';
-import { WebhookEnvelope } from '../../contract/schemas.js';
+import { WebhookEnvelope, text } from '../../contract/schemas.js';
 import { verifyWebhookSignature } from '../../contract/signature.js';
-import type { Db } from '../../lib/db.js';
+import type { Sql } from '../../lib/sql.js';
 import { badRequest, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { parseOr422 } from '../../lib/http/validate.js';
@@ -15,7 +15,7 @@ import type { WebhookSecrets } from './secrets.js';
 export const WEBHOOK_PATH = '/webhooks/platform';
 
 export interface WebhookReceiverDeps {
-  db: Db;
+  sql: Sql;
   clock: Clock;
   logger: Logger;
   /** The secrets of each company's webhook configuration (two during a rotation). */
@@ -41,9 +41,9 @@ const TEST_PING = /^\s*\{\s*"test"\s*:\s*true\s*\}\s*$/;
  * for four days.
  */
 const ReceivedEnvelope = WebhookEnvelope.extend({
-  created_at: z.string().min(1).max(64),
-  event_type: z.string().min(1).max(100),
-  event_subtype: z.string().min(1).max(100),
+  created_at: text().min(1).max(64),
+  event_type: text().min(1).max(100),
+  event_subtype: text().min(1).max(100),
 });
 const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).optional() });
 
@@ -62,12 +62,12 @@ const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).option
  */
 export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {
   const { logger, secrets } = deps;
-  const inbox = webhookInbox(deps.db, deps.clock);
+  const inbox = webhookInbox(deps.sql, deps.clock);
   // The exact bytes sent, whatever their declared type: anything that changes a byte (decoding,
   // decompressing) would break the signature, so a compressed body is refused (415).
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes, inflate: false });
 
-  const receive: RequestHandler = (req, res) => {
+  const receive: RequestHandler = async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const companyParam = String(req.params.companyId);
     if (!/^[1-9]\d{0,15}$/.test(companyParam)) throw notFound();
@@ -97,7 +97,7 @@ export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps)
       });
     }
 
-    const stored = inbox.receive({
+    const stored = await inbox.receive({
       id: envelope.id,
       companyId,
       eventType: envelope.event_type,

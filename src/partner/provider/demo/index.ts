@@ -3,6 +3,7 @@ import type { Account } from '../../accounts/store.js';
 import { isoAt } from '../../../lib/clock.js';
 import type { PartnerKind } from '../../../contract/decisions.js';
 import { readCache } from '../../../lib/perf/read-cache.js';
+import type { Sql } from '../../../lib/sql.js';
 import type {
   CandidateTask,
   Decision,
@@ -23,6 +24,7 @@ import { demoSettings, type DemoSettings } from './settings.js';
 /** The demo's own tables (demo_questions, demo_answers), applied after the kit's. */
 export const DEMO_MIGRATIONS: ProviderMigrations = {
   dir: fileURLToPath(new URL('./migrations/', import.meta.url)),
+  postgresDir: fileURLToPath(new URL('./migrations-postgres/', import.meta.url)),
   prefix: 'demo',
 };
 
@@ -51,28 +53,23 @@ export function demoProvider(settings?: Partial<DemoSettings>): ProviderFactory 
 }
 
 function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider {
-  const { db, kind, clock } = kit;
+  const { sql, kind, clock } = kit;
   const { passMark } = settings;
-  const testsOf = db.prepare<[number], ProviderTest>('SELECT id, name FROM tests WHERE account_id = ? ORDER BY id');
-  const testById = db.prepare<[number, number], { id: number; name: string }>(
-    'SELECT id, name FROM tests WHERE id = ? AND account_id = ?',
-  );
-  const saveAnswers = db.prepare<[string, string, number, number, string]>(
-    `INSERT INTO demo_answers (report_id, answers, correct, total, created_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (report_id) DO NOTHING`,
-  );
-  const answersOf = db.prepare<[string], { answers: string }>('SELECT answers FROM demo_answers WHERE report_id = ?');
-  const questions = demoQuestions(db);
+  const questions = demoQuestions(sql);
   // The platform lists tests before every send and catalogs change rarely; any write to the tests
   // table empties the cache (lib/perf/read-cache.ts).
-  const catalog = readCache<number, readonly ProviderTest[]>(db, { max: 10_000 });
-  const testsOfAccount = (account: Account) => catalog.get(account.id, (id) => Object.freeze(testsOf.all(id)))!;
+  const catalog = readCache<number, readonly ProviderTest[]>(sql, { max: 10_000 });
+  const loadTests = async (accountId: number) =>
+    Object.freeze(await sql.all<ProviderTest>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [accountId]));
+  const testsOfAccount = async (account: Account) => (await catalog.get(account.id, loadTests))!;
 
   /** The test's questions; undefined when the test was removed from the account's catalog. */
-  const questionsOf = (invitation: ProviderInvitation): StoredQuestion[] | undefined => {
-    const test = /^\d{1,15}$/.test(invitation.testId) ? testById.get(Number(invitation.testId), invitation.accountId) : undefined;
+  const questionsOf = async (invitation: ProviderInvitation): Promise<StoredQuestion[] | undefined> => {
+    const test = /^\d{1,15}$/.test(invitation.testId)
+      ? await sql.get<{ id: number; name: string }>('SELECT id, name FROM tests WHERE id = $1 AND account_id = $2', [Number(invitation.testId), invitation.accountId])
+      : undefined;
     if (!test) return undefined;
-    questions.ensure(test.id, test.name);
+    await questions.ensure(test.id, test.name);
     return questions.of(test.id);
   };
 
@@ -87,7 +84,7 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
 
     async findTest(account: Account, testId: string) {
       // Ids are listed as numbers and come back as strings: compare as strings.
-      return testsOfAccount(account).find((test) => String(test.id) === testId);
+      return (await testsOfAccount(account)).find((test) => String(test.id) === testId);
     },
 
     async startInvitation(invitation: InvitationToStart) {
@@ -108,7 +105,7 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
               : ['I consent to being contacted about my references and to the referees sharing their view of my work.'],
         };
       }
-      const qs = questionsOf(invitation);
+      const qs = await questionsOf(invitation);
       if (!qs) return { kind: 'unavailable', text: UNAVAILABLE };
       return {
         kind: 'quiz',
@@ -127,7 +124,7 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
           ? { outcome: 'pending' }
           : { outcome: 'invalid', errors: { consent: 'Tick the box to give your consent.' } };
       }
-      const qs = questionsOf(invitation);
+      const qs = await questionsOf(invitation);
       if (!qs) return { outcome: 'unavailable', text: UNAVAILABLE };
       const errors: Record<string, string> = {};
       const chosen: Record<string, number> = {};
@@ -143,7 +140,10 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
       const total = qs.length;
       const percent = total === 0 ? 0 : Math.round((correct / total) * 100);
       const now = clock.now();
-      saveAnswers.run(invitation.reportId, JSON.stringify(chosen), correct, total, isoAt(now));
+      await sql.run(
+        'INSERT INTO demo_answers (report_id, answers, correct, total, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (report_id) DO NOTHING',
+        [invitation.reportId, JSON.stringify(chosen), correct, total, isoAt(now)],
+      );
       const properties = [
         { label: 'Correct answers', value: `${correct} of ${total}` },
         { label: 'Pass mark', value: `${passMark}%` },
@@ -172,16 +172,16 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
     }),
 
     catalog: {
-      addTests: (accountId: number, names: readonly string[]) => addDemoTests(db, clock, accountId, names),
+      addTests: (accountId: number, names: readonly string[], tx: Sql) => addDemoTests(tx, clock, accountId, names),
       sampleTests: DEMO_CATALOG[kind],
     },
 
     async resultDetails(invitation: ProviderInvitation): Promise<readonly ResultDetail[]> {
       if (kind !== 'assessment') return [];
-      const row = answersOf.get(invitation.reportId);
+      const row = await sql.get<{ answers: string }>('SELECT answers FROM demo_answers WHERE report_id = $1', [invitation.reportId]);
       if (!row) return [];
       const chosen = JSON.parse(row.answers) as Record<string, number>;
-      return (questionsOf(invitation) ?? []).map((q) => {
+      return ((await questionsOf(invitation)) ?? []).map((q) => {
         const pick = chosen[q.id];
         return {
           label: q.prompt,

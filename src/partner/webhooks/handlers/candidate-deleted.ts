@@ -10,12 +10,15 @@ import type { WebhookHandler } from './types.js';
  *
  * A fork whose product keeps more about candidates (answers, documents, a CRM copy) erases it here.
  */
-export const candidateDeleted: WebhookHandler = (event, ctx) => {
+export const candidateDeleted: WebhookHandler = async (event, ctx) => {
   const { candidate } = CandidateRef.parse(event.payload);
   const target = { companyId: event.companyId, candidateId: candidate.id, accountIds: ctx.accountIds };
-  const canceled = pendingInvitations(ctx.db, target).filter((reportId) => ctx.cancelInvitation(reportId) === 'canceled');
-  const erased = eraseCandidatePersonalData(ctx.db, ctx.clock, target);
-  ctx.inbox.scrubCandidate(event.companyId, candidate.id);
+  const canceled: string[] = [];
+  for (const reportId of await pendingInvitations(ctx.sql, target)) {
+    if ((await ctx.cancelInvitation(reportId)) === 'canceled') canceled.push(reportId);
+  }
+  const erased = await eraseCandidatePersonalData(ctx.sql, ctx.clock, target);
+  await ctx.inbox.scrubCandidate(event.companyId, candidate.id);
   ctx.logger.info(
     {
       eventId: event.id,

@@ -16,11 +16,14 @@ const Move = z.object({
  * names none), so every pending invitation of the candidate at this company goes [kit decision; a
  * fork that tracks offers can narrow it]. `stage_changed` and `requalified` are recorded.
  */
-export const candidateMoved: WebhookHandler = (event, ctx) => {
+export const candidateMoved: WebhookHandler = async (event, ctx) => {
   if (event.eventSubtype !== 'disqualified') return describe(event.eventSubtype, event.payload);
   const { candidate } = CandidateRef.parse(event.payload);
-  const reportIds = pendingInvitations(ctx.db, { companyId: event.companyId, candidateId: candidate.id, accountIds: ctx.accountIds });
-  const canceled = reportIds.filter((reportId) => ctx.cancelInvitation(reportId) === 'canceled');
+  const reportIds = await pendingInvitations(ctx.sql, { companyId: event.companyId, candidateId: candidate.id, accountIds: ctx.accountIds });
+  const canceled: string[] = [];
+  for (const reportId of reportIds) {
+    if ((await ctx.cancelInvitation(reportId)) === 'canceled') canceled.push(reportId);
+  }
   if (reportIds.length) {
     ctx.logger.info(
       { eventId: event.id, companyId: event.companyId, candidateId: candidate.id, canceled },

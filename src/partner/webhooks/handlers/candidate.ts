@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IntegerId } from '../../../contract/schemas.js';
-import type { Db } from '../../../lib/db.js';
+import { placeholders, type Sql } from '../../../lib/sql.js';
 
 /** The one thing the candidate handlers need from a payload: whose event it is. */
 export const CandidateRef = z.object({
@@ -8,14 +8,16 @@ export const CandidateRef = z.object({
 });
 
 /** Report ids of the candidate's invitations that are still `sent` (not finished, not canceled). */
-export function pendingInvitations(db: Db, target: { companyId: number; candidateId: number; accountIds: readonly number[] }): string[] {
+export async function pendingInvitations(
+  sql: Sql,
+  target: { companyId: number; candidateId: number; accountIds: readonly number[] },
+): Promise<string[]> {
   if (target.accountIds.length === 0) return [];
-  return db
-    .prepare<(number | string)[], string>(
-      `SELECT report_id FROM invitations
-        WHERE company_id = ? AND candidate_id = ? AND status = 'sent' AND account_id IN (${target.accountIds.map(() => '?').join(', ')})
-        ORDER BY created_at, report_id`,
-    )
-    .pluck()
-    .all(target.companyId, target.candidateId, ...target.accountIds);
+  const rows = await sql.all<{ report_id: string }>(
+    `SELECT report_id FROM invitations
+      WHERE company_id = $1 AND candidate_id = $2 AND status = 'sent' AND account_id IN (${placeholders(target.accountIds.length, 3)})
+      ORDER BY created_at, report_id`,
+    [target.companyId, target.candidateId, ...target.accountIds],
+  );
+  return rows.map((r) => r.report_id);
 }

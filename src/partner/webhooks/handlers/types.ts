@@ -1,5 +1,5 @@
 import type { Clock } from '../../../lib/clock.js';
-import type { Db } from '../../../lib/db.js';
+import type { Sql } from '../../../lib/sql.js';
 import type { Logger } from '../../../lib/http/logger.js';
 import type { ReceivedEvent, WebhookInbox } from '../inbox.js';
 
@@ -8,10 +8,11 @@ import type { ReceivedEvent, WebhookInbox } from '../inbox.js';
  * kit wires `lifecycle.cancel(reportId, 'platform')`). Returns what happened: 'canceled' when it
  * was still pending, else why not ('already_canceled', 'completed', 'failed', 'unknown').
  */
-export type CancelInvitation = (reportId: string) => string;
+export type CancelInvitation = (reportId: string) => Promise<string>;
 
 export interface HandlerContext {
-  db: Db;
+  /** The partner's database (SQLite, or PostgreSQL with DATABASE_URL): `$1, $2…` placeholders for both. */
+  sql: Sql;
   clock: Clock;
   logger: Logger;
   inbox: WebhookInbox;
