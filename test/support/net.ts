@@ -44,11 +44,15 @@ export function startPartnerProcess(env: Record<string, string>): PartnerProcess
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', () => {
+    const listening = () => {
       // One JSON line per log entry: {…,"port":43127,"publicUrl":…,"msg":"partner server listening"}
       const m = /"port":(\d+).*"msg":"partner server listening"/.exec(output);
-      if (m) resolve(Number(m[1]));
-    });
+      if (!m) return;
+      // Found: a busy server logs megabytes, which must not all be searched again on every line.
+      child.stdout.off('data', listening);
+      resolve(Number(m[1]));
+    };
+    child.stdout.on('data', listening);
     child.once('exit', (code) => reject(new Error(`the partner exited (${code}) before listening:\n${output}`)));
   });
   return { child, port, exited, output: () => output };
@@ -107,5 +111,51 @@ export async function connectionHandOver() {
     },
     /** Stops taking connections; those handed over belong to their server, which closes them. */
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A load balancer in front of several servers, as a TCP forwarder: each new connection goes to the
+ * next port in turn, and to the one after when a port refuses it (a server that died), as nginx's
+ * `proxy_next_upstream error` does. Connections already open stay with their server.
+ */
+export async function roundRobin() {
+  let targets: number[] = [];
+  let next = 0;
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    socket.pause();
+    let upstream: Socket | undefined;
+    socket.on('error', () => upstream?.destroy());
+    const tryFrom = (tried: number) => {
+      if (tried >= targets.length) return socket.destroy();
+      const port = targets[next++ % targets.length]!;
+      const attempt = connect(port, '127.0.0.1');
+      let connected = false;
+      attempt.on('error', () => (connected ? socket.destroy() : tryFrom(tried + 1)));
+      attempt.once('connect', () => {
+        connected = true;
+        upstream = attempt;
+        for (const s of [socket, attempt]) {
+          open.add(s);
+          s.once('close', () => open.delete(s));
+        }
+        socket.pipe(attempt).pipe(socket);
+        socket.resume();
+      });
+    };
+    tryFrom(0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    to(ports: number[]) {
+      targets = ports;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of open) s.destroy();
+      }),
   };
 }

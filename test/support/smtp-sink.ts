@@ -16,6 +16,7 @@ export interface SinkOptions {
  */
 export async function smtpSink(options: SinkOptions = {}) {
   const recipients: string[] = [];
+  const messages: string[] = [];
   let open = 0;
   let maxOpen = 0;
   let connections = 0;
@@ -38,9 +39,11 @@ export async function smtpSink(options: SinkOptions = {}) {
     onData(stream, session, callback) {
       messagesInFlight += 1;
       maxMessagesInFlight = Math.max(maxMessagesInFlight, messagesInFlight);
-      stream.resume();
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         recipients.push(...session.envelope.rcptTo.map((r) => r.address));
+        messages.push(Buffer.concat(chunks).toString('utf8'));
         if (options.hangAfter !== undefined && recipients.length > options.hangAfter) return; // never answered
         setTimeout(() => {
           messagesInFlight -= 1;
@@ -49,12 +52,16 @@ export async function smtpSink(options: SinkOptions = {}) {
       });
     },
   });
+  // A sender that dies mid-message resets its connection: that is the sender's failure, not the sink's.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     /** Every recipient of every message received, in order, duplicates included. */
     recipients,
+    /** Every message received, as sent (headers and MIME body), in order, duplicates included. */
+    messages,
     open: () => open,
     /** The most connections open at once. */
     maxOpen: () => maxOpen,

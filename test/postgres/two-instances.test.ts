@@ -1,0 +1,217 @@
+import jwt from 'jsonwebtoken';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
+import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/partner/results/signature.js';
+import { DELIVERY_CONCURRENCY } from '../../src/partner/reports/policy.js';
+import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import { freshDatabase } from '../support/database.js';
+import { eventually } from '../support/eventually.js';
+import { roundRobin, startPartnerProcess, type PartnerProcess } from '../support/net.js';
+import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { ACME, CANDIDATES } from '../reports/support.js';
+
+const CODENAME = 'kit-two-instances';
+const SENDS = 2_000;
+/** One send in five is sent again with the same report id: a platform retrying. */
+const REPLAY_EVERY = 5;
+const VENDOR_SECRET = 'two-instances-vendor-secret-0123456789abcdef';
+/** What the mail sender claims at a time (src/partner/mail/sender.ts): what a kill may send twice. */
+const MAIL_BATCH = 20;
+
+interface Call {
+  report_id: string;
+  response_status: number | null;
+  request_body: string | null;
+}
+
+describe('two partner instances on one PostgreSQL database, behind one address', () => {
+  let mock: RunningMockPlatform;
+  let sink: SmtpSink;
+  let front: Awaited<ReturnType<typeof roundRobin>>;
+  let dir: string;
+  let database: PartnerDatabase;
+  const instances: PartnerProcess[] = [];
+  beforeAll(async () => {
+    mock = await startMockPlatform({ port: 0, logLevel: 'silent' });
+    sink = await smtpSink();
+    front = await roundRobin();
+    dir = mkdtempSync(path.join(tmpdir(), 'two-instances-'));
+  });
+  afterAll(async () => {
+    for (const i of instances) i.child.kill('SIGKILL');
+    await Promise.all(instances.map((i) => i.exited));
+    await database?.close();
+    await mock.close();
+    await sink.close();
+    await front.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('2,000 sends with replays, one instance killed halfway: each acknowledged send stored once, each update and e-mail delivered, in order, none lost', async () => {
+    const settings = await freshDatabase(dir);
+    const registered = await registerPartner({
+      platformUrl: mock.url,
+      codename: CODENAME,
+      companyId: ACME.id,
+      apiToken: ACME.apiToken,
+      partner: loadManifest(DEFAULT_MANIFEST, front.url),
+    });
+    if (!registered.ok) throw new Error(registered.message);
+    const env = {
+      DATABASE_URL: settings.DATABASE_URL!,
+      PUBLIC_URL: front.url,
+      PLATFORM_URL: mock.url,
+      PARTNER_CODENAME: CODENAME,
+      PARTNER_SECRET: registered.partner.secret,
+      CANDIDATE_LINK_SECRET: 'two-instances-link-secret-0123456789abcdef',
+      VENDOR_RESULTS_SECRET: VENDOR_SECRET,
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: sink.url,
+      // A killed instance's claims are taken over after 5 s, not the default 2 minutes.
+      JOB_LEASE_SECONDS: '5',
+    };
+
+    // Both instances start together on the new database: one applies the migrations, the other waits.
+    instances.push(startPartnerProcess(env), startPartnerProcess(env));
+    front.to(await Promise.all(instances.map((i) => i.port)));
+
+    // The customer account, as the accounts CLI creates it, from a third connection.
+    database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
+    const { sql } = database;
+    const { account, token } = await accountStore(sql, systemClock).create('Acme Corp');
+    const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['JavaScript fundamentals']));
+    const count = async (query: string) => (await sql.get<{ n: number }>(query))!.n;
+    await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
+
+    // The platform sends, 16 at a time; every fifth report is sent again at once (a retry). Half
+    // way, one instance is killed: no shutdown, whatever it held in hand.
+    const acknowledged = new Set<string>();
+    let replays = 0;
+    /** Sends the platform could not get an answer to: those in flight on the instance that died. */
+    const unanswered: string[] = [];
+    const send = async (i: number, reportId?: string) => {
+      const res = await request(mock.url)
+        .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
+        .send({ candidate_id: CANDIDATES[i % CANDIDATES.length], test_id: test!.id, test_name: test!.name, ...(reportId && { report_id: reportId }) });
+      // 201 for a new report, 200 for a report sent again: the partner said yes either way.
+      if (res.status !== (reportId ? 200 : 201)) {
+        // The platform's 502 "problem": the connection to the partner broke. Anything else is a failure.
+        expect(res.body, JSON.stringify(res.body)).toMatchObject({ outcome: 'problem' });
+        unanswered.push(res.body.error as string);
+        return undefined;
+      }
+      acknowledged.add(res.body.report.id as string);
+      return res.body.report.id as string;
+    };
+    let next = 0;
+    const lane = async () => {
+      while (next < SENDS) {
+        const i = next++;
+        if (i === SENDS / 2) {
+          instances[0]!.child.kill('SIGKILL');
+          await instances[0]!.exited;
+        }
+        const reportId = await send(i);
+        if (reportId && i % REPLAY_EVERY === 0) {
+          replays += 1;
+          await send(i, reportId);
+        }
+      }
+    };
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: 16 }, lane));
+    console.log('sends', Date.now() - t0, 'ms');
+    expect(replays).toBeGreaterThanOrEqual(SENDS / REPLAY_EVERY - 16);
+    // Only requests on connections to the killed instance can have gone unanswered.
+    expect(unanswered.length).toBeLessThanOrEqual(SENDS / 50);
+    expect(acknowledged.size).toBeGreaterThanOrEqual(SENDS - SENDS / 50);
+
+    // Every acknowledged send is stored, once: the replays created nothing.
+    const stored = await sql.all<{ report_id: string }>('SELECT report_id FROM invitations');
+    expect(new Set(stored.map((r) => r.report_id)).size).toBe(stored.length);
+    for (const id of acknowledged) expect(stored.some((r) => r.report_id === id)).toBe(true);
+
+    // The vendor's product finishes one report in ten (completed) through either instance, and the
+    // platform cancels one in twenty: reports then carry a status after their links.
+    const ids = [...acknowledged];
+    const completed = ids.filter((_, i) => i % 10 === 1);
+    const canceled = ids.filter((_, i) => i % 20 === 2);
+    for (const reportId of completed) {
+      const body = JSON.stringify({ status: 'completed', score: '90%' });
+      await request(front.url)
+        .post(`/vendor/reports/${reportId}/result`)
+        .set('content-type', 'application/json')
+        .set(VENDOR_SIGNATURE_HEADER, signVendorResult(VENDOR_SECRET, body))
+        .send(body)
+        .expect(200);
+    }
+    for (const reportId of canceled) {
+      await request(mock.url).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
+    }
+
+    console.log('results+cancels', Date.now() - t0, 'ms');
+    // The surviving instance takes over what the killed one had claimed once its leases run out.
+    await eventually(
+      async () => {
+        expect(await count(`SELECT count(*) AS n FROM invitations WHERE started_at IS NULL AND status = 'sent'`)).toBe(0);
+        expect(await count(`SELECT count(*) AS n FROM mail_outbox WHERE status = 'pending'`)).toBe(0);
+        expect(await count(`SELECT count(*) AS n FROM report_updates WHERE status = 'pending'`)).toBe(0);
+      },
+      { what: 'every start, e-mail and report update done', timeoutMs: 90_000, intervalMs: 250 },
+    );
+    console.log('drained', Date.now() - t0, 'ms');
+    expect(await count(`SELECT count(*) AS n FROM report_updates WHERE status = 'dead'`)).toBe(0);
+
+    // No e-mail lost: each candidate still owed one got it; a kill sends at most one batch twice.
+    const owed = await sql.all<{ report_id: string }>(`SELECT report_id FROM mail_outbox WHERE status = 'sent'`);
+    const received = sink.messages.map(reportOfMail);
+    for (const { report_id } of owed) expect(received).toContain(report_id);
+    const twice = received.length - new Set(received).size;
+    expect(twice).toBeLessThanOrEqual(MAIL_BATCH);
+    // Every report not canceled before its start owed one: no start was dropped.
+    expect(owed.length).toBeGreaterThanOrEqual(acknowledged.size - canceled.length);
+
+    // Every update delivered, in order, once per status: per report, the platform took its links
+    // first and its status once; only requests in flight when the instance died can come twice.
+    const calls: (Call & { id: number })[] = [];
+    for (let page: (Call & { id: number })[] = []; ; ) {
+      const after = page.length ? `&after_id=${page.at(-1)!.id}` : '';
+      page = (await request(mock.url).get(`/_mock/calls?direction=inbound&endpoint=reports.update&order=asc&limit=1000${after}`).expect(200)).body.calls;
+      calls.push(...page.filter((c) => c.response_status === 200 && c.request_body));
+      if (page.length < 1000) break;
+    }
+    let repeated = 0;
+    for (const reportId of ids) {
+      const sent = calls.filter((c) => c.report_id === reportId).map((c) => JSON.parse(c.request_body!) as { status?: string; urls?: object });
+      const statuses = sent.map((u) => u.status).filter((s) => s !== undefined);
+      const expected = completed.includes(reportId) ? ['completed'] : canceled.includes(reportId) ? ['canceled'] : [];
+      repeated += statuses.length - new Set(statuses).size + Math.max(0, sent.filter((u) => u.status === undefined).length - 1);
+      expect([...new Set(statuses)], reportId).toEqual(expected);
+      // The links came first (with or merged into the first request), never after the status.
+      expect(sent[0]?.urls, reportId).toBeDefined();
+      const { body: platform } = await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
+      expect(platform.report.status, reportId).toBe(expected[0] ?? 'sent');
+    }
+    expect(repeated).toBeLessThanOrEqual(DELIVERY_CONCURRENCY);
+    for (const i of instances) expect(i.output()).not.toContain(registered.partner.secret);
+  }, 180_000);
+});
+
+/** The report an invitation e-mail is for: the subject of its candidate link's token. */
+function reportOfMail(message: string): string {
+  // Quoted-printable: soft line breaks and escaped `=` undone before the link is read.
+  const text = message.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const token = /\/take\?token=([\w-]+\.[\w-]+\.[\w-]+)/.exec(text)?.[1];
+  const claims = token ? jwt.decode(token) : null;
+  if (!claims || typeof claims !== 'object' || typeof claims.sub !== 'string') throw new Error(`no candidate link in:\n${text.slice(0, 2000)}`);
+  return claims.sub;
+}
