@@ -28,4 +28,4 @@ export const partner = await runPartner({
   webhookHandlers: { ...defaultWebhookHandlers, new_candidate: (event) => `seen candidate event ${event.id}` },
 });
 // The result: your product POSTs it to results_url, signed (docs/results-endpoint.md) — or, from
-// code in this process: partner.reports.complete(reportId, { score: '87%', subtitle: '13 of 15' }).
+// code in this process: await partner.reports.complete(reportId, { score: '87%', subtitle: '13 of 15' }).
