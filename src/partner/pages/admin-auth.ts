@@ -52,7 +52,8 @@ export function adminAuth(admin: Config['admin']): RequestHandler {
  *
  * The host checked is Express's `req.host`: the `Host` header or, from a proxy trusted by
  * TRUST_PROXY, its `X-Forwarded-Host`. Behind a proxy, have it forward the host the browser used
- * (nginx: `proxy_set_header Host $host;`, or X-Forwarded-Host with TRUST_PROXY); a proxy that
+ * (nginx: `proxy_set_header Host $http_host;` — `$host` drops a port other than 80 or 443 — or
+ * X-Forwarded-Host with TRUST_PROXY); a proxy that
  * rewrites it to the upstream's address gets 421 here.
  */
 export function publicHostOnly(publicUrl: string): RequestHandler {
