@@ -40,15 +40,6 @@ export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
   return sql.dialect === 'sqlite' ? `INDEXED BY ${index}` : '';
 }
 
-/**
- * What a claim query appends to its row selection. On PostgreSQL, several instances claim side by
- * side: each locks the rows it takes and passes over the rows another is taking. SQLite writes one
- * transaction at a time and has no such clause.
- */
-export function skipLocked(sql: Pick<Sql, 'dialect'>): string {
-  return sql.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-}
-
 /** A unique or primary key constraint refused the write (either database). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -177,15 +168,21 @@ function isRetryable(err: unknown): boolean {
 /**
  * A pool for DATABASE_URL. 64-bit integers (ids, `count(*)`) come back as numbers, as SQLite's do,
  * not as strings: the kit's ids stay far below 2^53.
+ *
+ * A connection that breaks while idle in the pool (the database restarted, an administrator ended
+ * it) is dropped and told to `onError`; the next query opens another. Without a listener, `pg`
+ * would throw it as an unhandled error and end the process.
  */
-export function postgresPool(url: string, options: { max?: number } = {}): pg.Pool {
-  return new pg.Pool({
+export function postgresPool(url: string, options: { max?: number; onError?: (err: Error) => void } = {}): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     // Idle connections do not keep a process alive (a CLI that forgot to close, a test worker).
     allowExitOnIdle: true,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
+  pool.on('error', (err) => options.onError?.(err));
+  return pool;
 }
 
 /**

@@ -71,7 +71,9 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
         'Set CANDIDATE_LINK_SECRET (e.g. `openssl rand -base64 48`) before anyone else can reach this server',
     );
   }
-  const database = await openPartnerDatabase(config);
+  const database = await openPartnerDatabase(config, {
+    onConnectionError: (err) => logger.warn({ err: err.message }, 'a database connection broke; the next query opens another'),
+  });
   const { sql } = database;
   logger.info({ database: database.where, dialect: sql.dialect }, 'database ready');
 

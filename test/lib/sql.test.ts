@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { openSqlite } from '../../src/lib/db.js';
 import { isUniqueViolation, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { eventually } from '../support/eventually.js';
 import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -156,5 +157,23 @@ describe('Sql on sqlite, one process', () => {
     await Promise.all([held, second]);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(await two.all('SELECT name FROM things ORDER BY id')).toEqual([{ name: 'first' }, { name: 'second' }]);
+  });
+});
+
+describe('Sql on postgres, when the database ends its connections', () => {
+  it('drops the broken idle connections, tells onError, and answers the next query on a new one', async () => {
+    const url = await postgres.createDatabase('restarted');
+    const broken: Error[] = [];
+    const pool = postgresPool(url, { max: 3, onError: (err) => broken.push(err) });
+    pools.push(pool);
+    const sql = postgresSql(pool);
+    await Promise.all([1, 2, 3].map((n) => sql.get('SELECT $1::int AS n', [n])));
+    // As a database restart does: every connection of the pool ended from the server's side.
+    const adminPool = postgresPool(url, { max: 1 });
+    pools.push(adminPool);
+    const admin = postgresSql(adminPool);
+    await admin.all('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    await eventually(() => expect(broken).toHaveLength(3));
+    expect(await sql.get('SELECT 42 AS n')).toEqual({ n: 42 });
   });
 });
