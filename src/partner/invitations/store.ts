@@ -1,8 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { ReportStatus } from '../../contract/decisions.js';
-import { placeholders, skipLocked, type Sql } from '../../lib/sql.js';
-import { leaseUntil } from '../jobs/lease.js';
+import { placeholders, type Sql } from '../../lib/sql.js';
+import { claimQuery } from '../jobs/lease.js';
 import type { ResultDetail } from '../provider/types.js';
 import type { ProgressStage } from './lifecycle.js';
 
@@ -76,10 +76,14 @@ export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 export type InvitationStore = ReturnType<typeof invitationStore>;
 
 export function invitationStore(sql: Sql, clock: Clock) {
-  const dueStarts = `UPDATE invitations SET next_start_at = $2
-      WHERE id IN (SELECT id FROM invitations WHERE started_at IS NULL AND status = 'sent' AND next_start_at <= $1
-                    ORDER BY next_start_at LIMIT $3 ${skipLocked(sql)})
-      RETURNING *`;
+  const dueStarts = claimQuery(sql, {
+    table: 'invitations',
+    lease: 'next_start_at',
+    from: 'invitations i',
+    alias: 'i',
+    where: `i.started_at IS NULL AND i.status = 'sent' AND i.next_start_at <= $1`,
+    order: 'i.next_start_at',
+  });
   return {
     /**
      * Stores the invitation unless its report_id exists. A report_id is the platform's idempotency
@@ -158,7 +162,7 @@ export function invitationStore(sql: Sql, clock: Clock) {
      * holding them leaves them to be taken over when the lease runs out.
      */
     async claimDueStarts(limit: number, leaseMs: number): Promise<Invitation[]> {
-      const rows = await sql.all<Row>(dueStarts, [isoAt(clock.now()), isoAt(leaseUntil(sql, clock, leaseMs)), limit]);
+      const rows = await sql.all<Row>(dueStarts, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
       return rows.map(toInvitation).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.reportId.localeCompare(b.reportId));
     },
 

@@ -1,4 +1,3 @@
-import type { Clock } from '../../lib/clock.js';
 import type { Sql } from '../../lib/sql.js';
 
 /**
@@ -10,11 +9,20 @@ import type { Sql } from '../../lib/sql.js';
 export const DEFAULT_JOB_LEASE_MS = 120_000;
 
 /**
- * Until when a claim made now holds. On PostgreSQL, until the lease runs out: an instance that dies
- * holding items leaves them to another once it has. On SQLite, one process works on the database,
- * and each run records what it did before it looks for more: a claim needs no lease there, and
- * what a crash left half done is due again the moment the process restarts.
+ * The query that claims due rows of `table`, with `$1` the time now, `$2` the end of the lease and
+ * `$3` how many. On PostgreSQL, where several instances claim side by side, an UPDATE sets the lease
+ * column (`lease`) of the rows it takes, passing over rows another instance is taking, and returns
+ * them: an instance that dies holding them leaves them to another once the lease runs out. On
+ * SQLite one process works on the database and each run records what it did before it looks for
+ * more: the due rows are read as they are, and what a crash left half done is due again the moment
+ * the process restarts.
  */
-export function leaseUntil(sql: Pick<Sql, 'dialect'>, clock: Clock, leaseMs: number): number {
-  return sql.dialect === 'postgres' ? clock.now() + leaseMs : clock.now();
+export function claimQuery(
+  sql: Pick<Sql, 'dialect'>,
+  claim: { table: string; lease: string; from: string; alias: string; where: string; order: string },
+): string {
+  const rows = `FROM ${claim.from} WHERE ${claim.where} ORDER BY ${claim.order} LIMIT $3`;
+  return sql.dialect === 'postgres'
+    ? `UPDATE ${claim.table} SET ${claim.lease} = $2 WHERE id IN (SELECT ${claim.alias}.id ${rows} FOR UPDATE SKIP LOCKED) RETURNING *`
+    : `SELECT ${claim.alias}.* ${rows}`;
 }

@@ -1,8 +1,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import { placeholders, skipLocked, type Sql } from '../../lib/sql.js';
+import { placeholders, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from '../reports/policy.js';
-import { leaseUntil } from '../jobs/lease.js';
+import { claimQuery } from '../jobs/lease.js';
 
 export type MailKind = 'invitation';
 export type MailStatus = 'pending' | 'sent' | 'skipped' | 'dead';
@@ -51,10 +51,14 @@ export type MailOutbox = ReturnType<typeof mailOutbox>;
  * Retries follow the report updates' schedule (reports/policy.ts).
  */
 export function mailOutbox(sql: Sql, clock: Clock) {
-  const claimDue = `UPDATE mail_outbox SET next_attempt_at = $2
-      WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= $1
-                    ORDER BY next_attempt_at, id LIMIT $3 ${skipLocked(sql)})
-      RETURNING *`;
+  const claimDue = claimQuery(sql, {
+    table: 'mail_outbox',
+    lease: 'next_attempt_at',
+    from: 'mail_outbox m',
+    alias: 'm',
+    where: `m.status = 'pending' AND m.next_attempt_at <= $1`,
+    order: 'm.next_attempt_at, m.id',
+  });
   const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   const now = () => isoAt(clock.now());
   const mails = async (text: string, params: unknown[]) => (await sql.all<Row>(text, params)).map(toMail);
@@ -76,7 +80,7 @@ export function mailOutbox(sql: Sql, clock: Clock) {
      * on any instance, sends them until then. Recording what became of one settles it.
      */
     async claimDue(limit: number, leaseMs: number): Promise<QueuedMail[]> {
-      const claimed = await mails(claimDue, [now(), isoAt(leaseUntil(sql, clock, leaseMs)), limit]);
+      const claimed = await mails(claimDue, [now(), isoAt(clock.now() + leaseMs), limit]);
       return claimed.sort((a, b) => a.id - b.id);
     },
     /** Claims given back unsent (a shutdown): due again at once, for any instance. */

@@ -1,9 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { ReportUpdate } from '../../contract/schemas.js';
-import { indexedBy, placeholders, skipLocked, type Sql } from '../../lib/sql.js';
+import { indexedBy, placeholders, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
-import { leaseUntil } from '../jobs/lease.js';
+import { claimQuery } from '../jobs/lease.js';
 
 export type UpdateStatus = 'pending' | 'delivered' | 'dead' | 'canceled' | 'superseded';
 
@@ -87,11 +87,14 @@ export function reportOutbox(sql: Sql, clock: Clock) {
   const isHead = `NOT EXISTS (SELECT 1 FROM report_updates p ${byInvitation}
                                WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`;
   // Claiming a head holds its whole report: the report's newer updates are not heads while it is pending.
-  const claimHeads = `UPDATE report_updates SET next_attempt_at = $2
-      WHERE id IN (SELECT u.id FROM report_updates u ${due}
-                    WHERE u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}
-                    ORDER BY u.next_attempt_at, u.id LIMIT $3 ${skipLocked(sql)})
-      RETURNING *`;
+  const claimHeads = claimQuery(sql, {
+    table: 'report_updates',
+    lease: 'next_attempt_at',
+    from: `report_updates u ${due}`,
+    alias: 'u',
+    where: `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}`,
+    order: 'u.next_attempt_at, u.id',
+  });
   const nextDue = `SELECT min(u.next_attempt_at) AS at FROM report_updates u ${due} WHERE u.status = 'pending' AND ${isHead}`;
   const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   // A report with a dead letter keeps its whole history: an operator may still revive it, and the
@@ -148,7 +151,7 @@ export function reportOutbox(sql: Sql, clock: Clock) {
      * updates. A settled update (delivered, dead, retried later) releases its report.
      */
     claimDueHeads(limit: number, leaseMs: number): Promise<QueuedUpdate[]> {
-      return updates(claimHeads, [now(), isoAt(leaseUntil(sql, clock, leaseMs)), limit]).then((heads) => heads.sort((a, b) => a.id - b.id));
+      return updates(claimHeads, [now(), isoAt(clock.now() + leaseMs), limit]).then((heads) => heads.sort((a, b) => a.id - b.id));
     },
 
     /** Claims given back unsent (a shutdown): the reports' updates are due again at once, for any instance. */
