@@ -14,7 +14,12 @@
  * BENCH_CALLBACKS=tests,send_candidate (a subset), BENCH_PARTNER_ENV="LOG_LEVEL=warn …" (extra
  * environment for the partner server, to measure a configuration), BENCH_ACCOUNTS (1000),
  * BENCH_INVITATIONS (0; e.g. 1000000 for a partner with history), BENCH_STARTUP=0 to skip the
- * start-up and idle-memory measurement.
+ * start-up and idle-memory measurement, BENCH_POSTGRES=0 to skip the PostgreSQL runs.
+ *
+ * PostgreSQL (DATABASE_URL): the same partner on a PostgreSQL server the bench starts (Debian's
+ * postgresql; test/support/postgres.ts), with one instance and with two, the load split between
+ * them. Its CPU time per request counts the server's processes too: work moved to the database is
+ * still work.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -28,7 +33,10 @@ import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
-import { openDb } from '../src/partner/db/open.js';
+import { openDb, openPartnerDatabase } from '../src/partner/db/open.js';
+import { DEMO_MIGRATIONS } from '../src/partner/provider/demo/index.js';
+// The throwaway PostgreSQL server the tests start, started the same way for the PostgreSQL runs.
+import { startPostgres, type RunningPostgres } from '../test/support/postgres.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
@@ -48,9 +56,11 @@ interface Customer {
   tests: { id: number; name: string }[];
 }
 interface Target {
-  name: 'baseline' | 'express' | 'partner';
-  url: string;
-  pid: number;
+  name: 'baseline' | 'express' | 'partner' | 'postgres' | 'postgres ×2';
+  /** Where requests go: one server, or instances that share the load. */
+  urls: string[];
+  /** The processes whose CPU time the requests cost (a PostgreSQL server's included). */
+  pids: () => number[];
   prefix: string;
   customers: Customer[];
 }
@@ -93,36 +103,46 @@ async function main() {
     seeded.close();
     const express = await startServer('express', pinned(1, process.execPath, [EXPRESS, '--port', String(await freePort()), '--db', expressDb]), {}, children, dir);
     const partnerDb = path.join(dir, 'partner.db');
-    const partnerCustomers = seedPartner(partnerDb);
+    const partnerCustomers = await seedPartner({ DATABASE_PATH: partnerDb });
     if (INVITATIONS > 0) storeInvitations(partnerDb, path.join(dir, 'baseline.db'));
-    const partnerPort = await freePort();
-    const partner = await startServer(
-      'partner',
-      pinned(1, process.execPath, startArgs()),
-      {
-        PORT: String(partnerPort),
-        DATABASE_PATH: partnerDb,
-        NODE_ENV: 'production',
-        // Production refuses to start without these; the bench makes throwaway ones.
-        CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
-        ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-        ...Object.fromEntries(
-          (process.env.BENCH_PARTNER_ENV ?? '')
-            .split(/\s+/)
-            .filter(Boolean)
-            .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-        ),
-      },
-      children,
-      dir,
-      partnerPort,
-    );
+    const partnerEnv = {
+      NODE_ENV: 'production',
+      // Production refuses to start without these; the bench makes throwaway ones.
+      CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
+      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      ...Object.fromEntries(
+        (process.env.BENCH_PARTNER_ENV ?? '')
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ),
+    };
+    const startPartner = async (name: string, database: Record<string, string>) => {
+      const port = await freePort();
+      return startServer(name, pinned(1, process.execPath, startArgs()), { PORT: String(port), ...database, ...partnerEnv }, children, dir, port);
+    };
+    const partner = await startPartner('partner', { DATABASE_PATH: partnerDb });
     const baselineCustomers = JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[];
+    const one = (server: { url: string; pid: number }) => ({ urls: [server.url], pids: () => [server.pid] });
     const targets: Target[] = [
-      { name: 'baseline', ...baseline, prefix: '', customers: baselineCustomers },
-      { name: 'express', ...express, prefix: '', customers: baselineCustomers },
-      { name: 'partner', ...partner, prefix: '/callbacks', customers: partnerCustomers },
+      { name: 'baseline', ...one(baseline), prefix: '', customers: baselineCustomers },
+      { name: 'express', ...one(express), prefix: '', customers: baselineCustomers },
+      { name: 'partner', ...one(partner), prefix: '/callbacks', customers: partnerCustomers },
     ];
+    if (process.env.BENCH_POSTGRES !== '0') {
+      postgres = await startPostgres({ durable: true });
+      // The database server works for the partner: on the servers' core, as the partner is.
+      if (canPin) for (const pid of postgres.pids()) execFileSync('taskset', ['-a', '-cp', '1', String(pid)], { stdio: 'ignore' });
+      const pg = postgres;
+      const onPostgres = async (name: 'postgres' | 'postgres ×2', instances: number): Promise<Target> => {
+        const database = { DATABASE_URL: await pg.createDatabase(name === 'postgres' ? 'bench_one' : 'bench_two'), DATABASE_PATH: partnerDb };
+        const customers = await seedPartner(database);
+        const servers: { url: string; pid: number }[] = [];
+        for (let i = 0; i < instances; i++) servers.push(await startPartner(`${name.replace(' ×', '-')}-${i + 1}`, database));
+        return { name, urls: servers.map((s) => s.url), pids: () => [...servers.map((s) => s.pid), ...pg.pids()], prefix: '/callbacks', customers };
+      };
+      targets.push(await onPostgres('postgres', 1), await onPostgres('postgres ×2', 2));
+    }
     console.log(
       `servers up (pinned: ${canPin ? 'yes, servers on core 1, load on core 0' : 'no'}); ${ACCOUNTS} accounts × ${TESTS_PER_ACCOUNT} tests, ` +
         `${INVITATIONS} invitations stored; ${ROUNDS} rounds × ${SECONDS}s each\n`,
@@ -131,7 +151,7 @@ async function main() {
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
-      results[callback.name] = { baseline: { load: [], paced: [] }, express: { load: [], paced: [] }, partner: { load: [], paced: [] } };
+      results[callback.name] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }]));
       for (const t of targets) await run(t, callback, { connections: CONNECTIONS, duration: 1 }); // warm-up
       for (let round = 0; round < ROUNDS; round++) {
         // Alternate the order so neither server always runs on a warmer machine.
@@ -145,15 +165,21 @@ async function main() {
       printCallback(callback.name, results[callback.name]!);
       if (callback.name === 'send_candidate') printMailAlone(partnerDb, results[callback.name]!.baseline!.load);
     }
-    // Measured alone, on the same database: one partner process per database.
+    // Measured alone, on the same database: one partner process per SQLite database.
     await stopAll(children);
+    postgres?.stop();
+    postgres = undefined;
     if (process.env.BENCH_STARTUP !== '0') await startupAndIdle(partnerDb);
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   } finally {
     await stopAll(children);
+    postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The PostgreSQL server of the bench's PostgreSQL runs, while it runs. */
+let postgres: RunningPostgres | undefined;
 
 /** Stops the servers and waits for them to exit: the partner may still be writing to its database. */
 async function stopAll(children: ChildProcess[]): Promise<void> {
@@ -182,24 +208,25 @@ function freePort(): Promise<number> {
 }
 
 /** The partner's database with the baseline's shape of data: accounts bound to companies 1…N. */
-function seedPartner(file: string): Customer[] {
-  const db = openDb(file);
-  const accounts = accountStore(db, systemClock);
-  const addTest = db.prepare<[number, string, string], { id: number }>('INSERT INTO tests (account_id, name, created_at) VALUES (?, ?, ?) RETURNING id');
+async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<Customer[]> {
+  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
+  const { sql } = database;
+  const accounts = accountStore(sql, systemClock);
   const customers: Customer[] = [];
-  db.transaction(() => {
+  const now = new Date().toISOString();
+  await sql.transaction(async (tx) => {
     for (let a = 1; a <= ACCOUNTS; a++) {
-      const { account, token } = accounts.create(`Account ${a}`);
-      accounts.bindCompany(account, a);
+      const { account, token } = await accounts.create(`Account ${a}`, tx);
+      await tx.run('UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3', [a, now, account.id]);
       const tests = [];
       for (let t = 1; t <= TESTS_PER_ACCOUNT; t++) {
         const name = `Test ${(a - 1) * TESTS_PER_ACCOUNT + t}`;
-        tests.push({ id: addTest.get(account.id, name, new Date().toISOString())!.id, name });
+        tests.push({ id: (await tx.get<{ id: number }>('INSERT INTO tests (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING id', [account.id, name, now]))!.id, name });
       }
       customers.push({ token, company_id: a, tests });
     }
-  })();
-  db.close();
+  });
+  await database.close();
   return customers;
 }
 
@@ -255,7 +282,7 @@ async function startupAndIdle(partnerDb: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const startMs = performance.now() - started;
-    await settle(child.pid!);
+    await settle([child.pid!]);
     const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
     await new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')));
     return { startMs, rssMb };
@@ -369,30 +396,37 @@ const CALLBACKS: Callback[] = [
 /** Closed-loop load: each of `connections` sends its next request as soon as the last is answered. */
 async function run(target: Target, callback: Callback, opts: { connections: number; duration: number }): Promise<Sample> {
   let i = 0;
-  const cpuBefore = cpuTimeUs(target.pid);
-  const result = await autocannon({
-    url: target.url,
-    connections: opts.connections,
-    duration: opts.duration,
-    requests: [
-      {
-        // A different customer (token) on every request, fresh report ids for send_candidate.
-        setupRequest: (req) => {
-          const customer = target.customers[i++ % target.customers.length]!;
-          return { ...req, ...callback.request(customer, target.prefix) };
-        },
-      },
-    ],
-  });
-  const ok = (result.statusCodeStats as Record<string, { count: number }>)[String(callback.expected)]?.count ?? 0;
-  await settle(target.pid);
+  const cpuBefore = cpuTimeUs(target.pids());
+  // Several instances: the connections split between them, as a load balancer splits them.
+  const results = await Promise.all(
+    target.urls.map((url) =>
+      autocannon({
+        url,
+        connections: opts.connections / target.urls.length,
+        duration: opts.duration,
+        requests: [
+          {
+            // A different customer (token) on every request, fresh report ids for send_candidate.
+            setupRequest: (req) => {
+              const customer = target.customers[i++ % target.customers.length]!;
+              return { ...req, ...callback.request(customer, target.prefix) };
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  const total = results.reduce((n, r) => n + r.requests.total, 0);
+  const ok = results.reduce((n, r) => n + ((r.statusCodeStats as Record<string, { count: number }>)[String(callback.expected)]?.count ?? 0), 0);
+  await settle(target.pids);
   return {
-    cpuUs: (cpuTimeUs(target.pid) - cpuBefore) / Math.max(1, result.requests.total),
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    unexpected: result.requests.total - ok,
+    cpuUs: (cpuTimeUs(target.pids()) - cpuBefore) / Math.max(1, total),
+    rps: results.reduce((n, r) => n + r.requests.average, 0),
+    // Of several instances', the slower: what the platform would see of the pair.
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
+    unexpected: total - ok,
   };
 }
 
@@ -404,14 +438,14 @@ async function run(target: Target, callback: Callback, opts: { connections: numb
  * of every second, which measures how fast a burst drains rather than latency under a steady load.
  */
 async function paced(target: Target, callback: Callback, opts: { rate: number; duration: number; connections: number }): Promise<Sample> {
-  const pool = new Pool(target.url, { connections: opts.connections, pipelining: 1 });
+  const pools = target.urls.map((url) => new Pool(url, { connections: Math.ceil(opts.connections / target.urls.length), pipelining: 1 }));
   const total = opts.rate * opts.duration;
   const interval = 1000 / opts.rate;
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   let errors = 0;
   let unexpected = 0;
-  const cpuBefore = cpuTimeUs(target.pid);
+  const cpuBefore = cpuTimeUs(target.pids());
   const start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -423,7 +457,7 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
         const due = start + sent * interval;
         const { method, path, body, headers } = callback.request(target.customers[sent % target.customers.length]!, target.prefix);
         pending.push(
-          pool.request({ method, path, body, headers }).then(
+          pools[sent % pools.length]!.request({ method, path, body, headers }).then(
             async (res) => {
               await res.body.dump();
               latencies.push(performance.now() - due);
@@ -440,9 +474,9 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
   });
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
-  await settle(target.pid);
-  const cpuUs = (cpuTimeUs(target.pid) - cpuBefore) / Math.max(1, total);
-  await pool.close();
+  await settle(target.pids);
+  const cpuUs = (cpuTimeUs(target.pids()) - cpuBefore) / Math.max(1, total);
+  await Promise.all(pools.map((p) => p.close()));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   return { cpuUs, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors, unexpected };
@@ -456,12 +490,13 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
  * took it for idle with its backlog still queued, which the next run then paid for. Gives up after
  * 60 s.
  */
-async function settle(pid: number): Promise<void> {
+async function settle(pids: number[] | (() => number[])): Promise<void> {
+  const now = () => cpuTimeUs(typeof pids === 'function' ? pids() : pids);
   let quiet = 0;
   for (let waited = 0; waited < 60_000 && quiet < 5; waited += 200) {
-    const before = cpuTimeUs(pid);
+    const before = now();
     await new Promise((resolve) => setTimeout(resolve, 200));
-    quiet = cpuTimeUs(pid) - before < 10_000 ? quiet + 1 : 0;
+    quiet = now() - before < 10_000 ? quiet + 1 : 0;
   }
 }
 
@@ -469,14 +504,19 @@ async function settle(pid: number): Promise<void> {
  * CPU time a process has used, from /proc (Linux). Per request, it is a steadier measure than
  * req/s on a machine with other work on it: other processes take wall time, not this one's CPU.
  */
-function cpuTimeUs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, after the command name
-    return (ticks * 1e6) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
+function cpuTimeUs(pids: number[]): number {
+  let us = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, after the command name
+      us += (ticks * 1e6) / CLOCK_TICKS;
+    } catch {
+      if (pids.length === 1) return Number.NaN;
+      // A PostgreSQL backend that ended meanwhile: its time is no longer counted anywhere.
+    }
   }
+  return us;
 }
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
@@ -503,9 +543,16 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
   };
   console.log(`  express   ${ratios(e.load)}`);
   console.log(`  partner   ${ratios(p.load)} (background work included)`);
+  const onPostgres = (['postgres', 'postgres ×2'] as const).filter((n) => r[n]);
+  if (onPostgres.length) {
+    console.log(`${name} — the partner on PostgreSQL, CPU time of its instances and of the database server together`);
+    for (const n of onPostgres) console.log(row(n === 'postgres' ? 'pg' : 'pg ×2', r[n]!.load));
+    for (const n of onPostgres) console.log(`  ${(n === 'postgres' ? 'pg' : 'pg ×2').padEnd(9)} ${ratios(r[n]!.load)}`);
+  }
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
   console.log(row('baseline', b.paced));
   console.log(row('partner', p.paced));
+  for (const n of onPostgres) console.log(row(n === 'postgres' ? 'pg' : 'pg ×2', r[n]!.paced));
   console.log('');
 }
 
