@@ -1,8 +1,8 @@
 import path from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/lib/db.js';
 import type { Sql } from '../../src/lib/sql.js';
+import { createDatabaseOn } from './postgres.js';
 
 /**
  * Which database the partner's tests run on: SQLite by default, PostgreSQL in the `postgres`
@@ -20,18 +20,7 @@ let created = 0;
 export async function freshDatabase(dir: string): Promise<{ DATABASE_PATH: string; DATABASE_URL?: string }> {
   const file = path.join(dir, 'partner.db');
   if (!ON_POSTGRES) return { DATABASE_PATH: file };
-  const server = inject('postgresUrl');
-  const name = `kit_${process.pid}_${++created}`;
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return { DATABASE_PATH: file, DATABASE_URL: url.toString() };
+  return { DATABASE_PATH: file, DATABASE_URL: await createDatabaseOn(inject('postgresUrl'), `kit_${process.pid}_${++created}`) };
 }
 
 /** `?` placeholders as `$1, $2…`: the tests' own queries, written once for both databases. */

@@ -63,17 +63,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const url = `postgres://kit@127.0.0.1:${port}/postgres`;
   return {
     url,
-    async createDatabase(name) {
-      if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a database name: ${name}`);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://kit@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: (name) => createDatabaseOn(url, name),
     pids() {
       const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
       const children = readdirSync('/proc')
@@ -108,4 +98,19 @@ function freePort(): Promise<number> {
     });
     probe.once('error', reject);
   });
+}
+
+/** A fresh, empty database named `name` on the server at `serverUrl`; its URL. */
+export async function createDatabaseOn(serverUrl: string, name: string): Promise<string> {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a database name: ${name}`);
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
