@@ -127,9 +127,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
         }
       }
     };
-    const t0 = Date.now();
     await Promise.all(Array.from({ length: 16 }, lane));
-    console.log('sends', Date.now() - t0, 'ms');
     expect(replays).toBeGreaterThanOrEqual(SENDS / REPLAY_EVERY - 16);
     // Only requests on connections to the killed instance can have gone unanswered.
     expect(unanswered.length).toBeLessThanOrEqual(SENDS / 50);
@@ -158,7 +156,6 @@ describe('two partner instances on one PostgreSQL database, behind one address',
       await request(mock.url).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
     }
 
-    console.log('results+cancels', Date.now() - t0, 'ms');
     // The surviving instance takes over what the killed one had claimed once its leases run out.
     await eventually(
       async () => {
@@ -168,7 +165,6 @@ describe('two partner instances on one PostgreSQL database, behind one address',
       },
       { what: 'every start, e-mail and report update done', timeoutMs: 90_000, intervalMs: 250 },
     );
-    console.log('drained', Date.now() - t0, 'ms');
     expect(await count(`SELECT count(*) AS n FROM report_updates WHERE status = 'dead'`)).toBe(0);
 
     // No e-mail lost: each candidate still owed one got it; a kill sends at most one batch twice.
