@@ -40,12 +40,6 @@ export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
   return sql.dialect === 'sqlite' ? `INDEXED BY ${index}` : '';
 }
 
-/** A unique or primary key constraint refused the write (either database). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 /**
  * SQLite through better-sqlite3: each query runs at once, synchronously, behind a resolved promise.
  * One connection serves every request, so a transaction that awaits between its queries holds the

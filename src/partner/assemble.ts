@@ -149,6 +149,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     logger,
     random: deps.random,
     handlers: deps.webhookHandlers,
+    leaseMs: config.jobLeaseMs,
     cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
   });
   const app = createApp({

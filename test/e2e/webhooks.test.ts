@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LEASE_MS } from '../../src/partner/jobs/lease.js';
 import express from 'express';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -81,6 +82,7 @@ async function startPartnerWithWebhooks(mock: RunningMockPlatform) {
     clock: systemClock,
     logger,
     cancelInvitation: (reportId) => parts.lifecycle.cancel(reportId, 'platform'),
+    leaseMs: DEFAULT_JOB_LEASE_MS,
   });
   const webhooks = backgroundLoop('webhook processor', () => processor.runOnce(), { logger, intervalMs: 200 });
   const deliveries = backgroundLoop('report delivery', () => parts.worker.runOnce(), { logger, intervalMs: 200 });

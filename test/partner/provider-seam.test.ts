@@ -84,6 +84,24 @@ describe('a provider brought in by the kit', () => {
     expect(await names("SELECT name FROM schema_migrations WHERE name NOT LIKE 'kit/%' ORDER BY name")).toEqual(['mine/001_products.sql', 'mine/002_more.sql']);
   });
 
+  it('a provider whose migrations are written for SQLite only runs there, and on PostgreSQL stops start-up saying what to add', async () => {
+    const migrations = path.join(dir, 'migrations');
+    mkdirSync(migrations);
+    writeFileSync(path.join(migrations, '001_products.sql'), 'CREATE TABLE my_products (id TEXT PRIMARY KEY);');
+    const sqliteOnly: ProviderFactory = Object.assign(
+      (k: ReturnType<typeof kit>) => ({ kind: k.kind, listTests: async () => [], startInvitation: async () => ({ candidateUrl: 'x' }) }),
+      { migrations: { dir: migrations, prefix: 'mine' } },
+    );
+    const built = buildProvider(sqliteOnly, kit());
+    if (ON_POSTGRES) {
+      await expect(built).rejects.toThrow(/"mine"\) are written for SQLite only: give them a postgresDir/);
+      expect(await names("SELECT name FROM schema_migrations WHERE name LIKE 'mine/%'")).toEqual([]);
+    } else {
+      await built;
+      expect(await names("SELECT name FROM schema_migrations WHERE name LIKE 'mine/%'")).toEqual(['mine/001_products.sql']);
+    }
+  });
+
   it('a provider of another kind than PARTNER_KIND stops start-up with a ConfigError naming it', async () => {
     const checks = { kind: 'background_check' as const, listTests: async () => [], startInvitation: async () => ({ candidateUrl: 'x' }) };
     await expect(buildProvider(checks, kit('assessment'))).rejects.toThrow(ConfigError);

@@ -26,6 +26,9 @@ const REPLAY_EVERY = 5;
 const VENDOR_SECRET = 'two-instances-vendor-secret-0123456789abcdef';
 /** What the mail sender claims at a time (src/partner/mail/sender.ts): what a kill may send twice. */
 const MAIL_BATCH = 20;
+/** The mock platform's second company, and a candidate of it. */
+const GLOBEX_ID = 2;
+const GLOBEX_CANDIDATE = 31;
 
 interface Call {
   report_id: string;
@@ -56,7 +59,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('2,000 sends with replays, one instance killed halfway: each acknowledged send stored once, each update and e-mail delivered, in order, none lost', async () => {
+  it('2,000 sends from two companies with replays, one instance killed halfway: each acknowledged send stored once, each update and e-mail delivered, in order, none lost', async () => {
     const settings = await freshDatabase(dir);
     const registered = await registerPartner({
       platformUrl: mock.url,
@@ -84,13 +87,23 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     instances.push(startPartnerProcess(env), startPartnerProcess(env));
     front.to(await Promise.all(instances.map((i) => i.port)));
 
-    // The customer account, as the accounts CLI creates it, from a third connection.
+    // Two customers, each a company of the platform with an account of its own, created as the
+    // accounts CLI creates them, from a third connection.
     database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
     const { sql } = database;
-    const { account, token } = await accountStore(sql, systemClock).create('Acme Corp');
-    const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['JavaScript fundamentals']));
     const count = async (query: string) => (await sql.get<{ n: number }>(query))!.n;
-    await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
+    const customers: { company: number; test: { id: number; name: string }; candidates: readonly number[] }[] = [];
+    for (const { company, name, candidates } of [
+      { company: ACME.id, name: 'Acme Corp', candidates: CANDIDATES },
+      { company: GLOBEX_ID, name: 'Globex Ltd', candidates: [GLOBEX_CANDIDATE] },
+    ]) {
+      const { account, token } = await accountStore(sql, systemClock).create(name);
+      const [test] = await sql.transaction((tx) => addDemoTests(tx, systemClock, account.id, ['JavaScript fundamentals']));
+      await request(mock.url).post(`/api/marketplace/c/${company}/partners/${CODENAME}/integration`).send({ token }).expect(201);
+      customers.push({ company, test: test!, candidates });
+    }
+    /** Each report's company: the platform's paths name it. */
+    const companyOf = new Map<string, number>();
 
     // The platform sends, 16 at a time; every fifth report is sent again at once (a retry). Half
     // way, one instance is killed: no shutdown, whatever it held in hand.
@@ -99,9 +112,11 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     /** Sends the platform could not get an answer to: those in flight on the instance that died. */
     const unanswered: string[] = [];
     const send = async (i: number, reportId?: string) => {
+      // The two companies in turn.
+      const { company, test, candidates } = customers[i % customers.length]!;
       const res = await request(mock.url)
-        .post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/send`)
-        .send({ candidate_id: CANDIDATES[i % CANDIDATES.length], test_id: test!.id, test_name: test!.name, ...(reportId && { report_id: reportId }) });
+        .post(`/api/marketplace/c/${company}/partners/${CODENAME}/send`)
+        .send({ candidate_id: candidates[i % candidates.length], test_id: test.id, test_name: test.name, ...(reportId && { report_id: reportId }) });
       // 201 for a new report, 200 for a report sent again: the partner said yes either way.
       if (res.status !== (reportId ? 200 : 201)) {
         // The platform's 502 "problem": the connection to the partner broke. Anything else is a failure.
@@ -110,6 +125,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
         return undefined;
       }
       acknowledged.add(res.body.report.id as string);
+      companyOf.set(res.body.report.id as string, company);
       return res.body.report.id as string;
     };
     let next = 0;
@@ -133,6 +149,12 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     expect(unanswered.length).toBeLessThanOrEqual(SENDS / 50);
     expect(acknowledged.size).toBeGreaterThanOrEqual(SENDS - SENDS / 50);
 
+    // Each company's sends are stored under its own account, half each.
+    const byCompany = await sql.all<{ company_id: number; n: number }>(
+      'SELECT i.company_id, count(*) AS n FROM invitations i JOIN accounts a ON a.id = i.account_id AND a.company_id = i.company_id GROUP BY i.company_id ORDER BY i.company_id',
+    );
+    expect(byCompany.map((r) => r.company_id)).toEqual([ACME.id, GLOBEX_ID]);
+    for (const { company_id, n } of byCompany) expect(n).toBe([...companyOf.values()].filter((c) => c === company_id).length);
     // Every acknowledged send is stored, once: the replays created nothing.
     const stored = await sql.all<{ report_id: string }>('SELECT report_id FROM invitations');
     expect(new Set(stored.map((r) => r.report_id)).size).toBe(stored.length);
@@ -153,7 +175,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
         .expect(200);
     }
     for (const reportId of canceled) {
-      await request(mock.url).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
+      await request(mock.url).post(`/api/marketplace/c/${companyOf.get(reportId)}/reports/${reportId}/cancel`).expect(202);
     }
 
     // The surviving instance takes over what the killed one had claimed once its leases run out.
@@ -194,7 +216,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
       expect([...new Set(statuses)], reportId).toEqual(expected);
       // The links came first (with or merged into the first request), never after the status.
       expect(sent[0]?.urls, reportId).toBeDefined();
-      const { body: platform } = await request(mock.url).get(`/api/marketplace/c/${ACME.id}/reports/${reportId}`).expect(200);
+      const { body: platform } = await request(mock.url).get(`/api/marketplace/c/${companyOf.get(reportId)}/reports/${reportId}`).expect(200);
       expect(platform.report.status, reportId).toBe(expected[0] ?? 'sent');
     }
     expect(repeated).toBeLessThanOrEqual(DELIVERY_CONCURRENCY);

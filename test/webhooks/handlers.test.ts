@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LEASE_MS } from '../../src/partner/jobs/lease.js';
 import { arrangeStatus } from '../support/partner.js';
 import Database from 'better-sqlite3';
 import request from 'supertest';
@@ -244,6 +245,22 @@ describe('webhook handlers', () => {
     expect(await entry(9060)).toBeUndefined();
   });
 
+  it('an event claimed by an instance that died in its handler is handled by another once JOB_LEASE_SECONDS has run out, not before', async () => {
+    partner = await partnerWebhooks();
+    const [reportId] = await partner.invite(COMPANY, [17]);
+    await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9080));
+    // The instance that died had claimed it, and recorded nothing.
+    const [event] = await partner.processor.inbox.due(10);
+    expect(await partner.processor.inbox.claim(event!, partner.clock.now() + DEFAULT_JOB_LEASE_MS)).toBe(true);
+    expect(await partner.processor.runOnce()).toBe(0);
+    partner.clock.advance(DEFAULT_JOB_LEASE_MS - 1);
+    expect(await partner.processor.runOnce()).toBe(0);
+    partner.clock.advance(1);
+    expect(await partner.processor.runOnce()).toBe(1);
+    expect((await invitation(reportId!))!.status).toBe('canceled');
+    expect(await entry(9080)).toMatchObject({ status: 'handled', attempts: 2 });
+  });
+
   it('handles what a previous process stored but never handled', async () => {
     partner = await partnerWebhooks();
     const [reportId] = await partner.invite(COMPANY, [17]);
@@ -258,6 +275,7 @@ describe('webhook handlers', () => {
       clock: partner.clock,
       logger: createLogger('silent'),
       cancelInvitation: (id) => lifecycle.cancel(id, 'platform'),
+      leaseMs: DEFAULT_JOB_LEASE_MS,
     });
     expect(await restarted.runOnce()).toBe(1);
     expect((await invitation(reportId!))!.status).toBe('canceled');

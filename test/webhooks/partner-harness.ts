@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LEASE_MS } from '../../src/partner/jobs/lease.js';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -88,6 +89,7 @@ export async function partnerWebhooks(
     logger,
     handlers: options.handlers,
     cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
+    leaseMs: DEFAULT_JOB_LEASE_MS,
   });
 
   return {

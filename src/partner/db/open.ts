@@ -25,10 +25,10 @@ export interface PartnerDatabase {
  */
 export async function openPartnerDatabase(
   settings: { databasePath: string; databaseUrl?: string },
-  options: { provider?: ProviderMigrations; poolSize?: number; onConnectionError?: (err: Error) => void } = {},
+  options: { provider?: ProviderMigrations; onConnectionError?: (err: Error) => void } = {},
 ): Promise<PartnerDatabase> {
   if (settings.databaseUrl) {
-    const pool = postgresPool(settings.databaseUrl, { max: options.poolSize, onError: options.onConnectionError });
+    const pool = postgresPool(settings.databaseUrl, { onError: options.onConnectionError });
     const sql = postgresSql(pool);
     try {
       await migratePostgres(sql, [{ dir: POSTGRES_MIGRATIONS_DIR, prefix: 'kit' }]);

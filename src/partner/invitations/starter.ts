@@ -5,6 +5,7 @@ import { toInvitationToStart } from './for-provider.js';
 import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { heldBatch } from '../jobs/loop.js';
+import { claimsInHand } from '../jobs/lease.js';
 import type { Invitation, InvitationStore } from './store.js';
 import type { Sql } from '../../lib/sql.js';
 
@@ -45,14 +46,13 @@ export function invitationStarter(deps: {
   const pause = deps.pause ?? nextTurn;
   const random = deps.random ?? Math.random;
 
-  /** Invitations this instance claimed and has not recorded yet: given back by `release`. */
-  const held = new Set<string>();
+  const inHand = claimsInHand<string>((reportIds) => invitations.release(reportIds));
 
   async function failed(invitation: Invitation, err: unknown, tx: Sql = sql): Promise<void> {
     const n = invitation.startAttempts + 1;
     const delay = backoffMs(n, START_RETRY, random);
     await invitations.markStartFailed(invitation.reportId, errorMessage(err), clock.now() + delay, tx);
-    if (tx === sql) held.delete(invitation.reportId);
+    if (tx === sql) inHand.settled(invitation.reportId);
     logger.warn({ reportId: invitation.reportId, err: errorMessage(err), retryInMs: Math.round(delay) }, 'invitation start failed');
   }
 
@@ -74,7 +74,7 @@ export function invitationStarter(deps: {
       }
       return ids;
     });
-    for (const { invitation } of started) held.delete(invitation.reportId);
+    for (const { invitation } of started) inHand.settled(invitation.reportId);
     deps.onRecorded?.();
     if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'invitation started' : `${reportIds.length} invitations started`);
   }
@@ -89,7 +89,7 @@ export function invitationStarter(deps: {
       const started = heldBatch(record, { stopping });
       for (;;) {
         const due = await invitations.claimDueStarts(BATCH, deps.leaseMs);
-        for (const invitation of due) held.add(invitation.reportId);
+        inHand.claimed(due.map((invitation) => invitation.reportId));
         for (const invitation of due) {
           if (stopping?.aborted) break;
           tried += 1;
@@ -116,11 +116,7 @@ export function invitationStarter(deps: {
      * PostgreSQL, another instance, or this one restarted, starts them at once rather than when
      * their lease runs out.
      */
-    async release(): Promise<void> {
-      const reportIds = [...held];
-      held.clear();
-      await invitations.release(reportIds);
-    },
+    release: () => inHand.release(),
   };
 }
 

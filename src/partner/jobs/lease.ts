@@ -26,3 +26,25 @@ export function claimQuery(
     ? `UPDATE ${claim.table} SET ${claim.lease} = $2 WHERE id IN (SELECT ${claim.alias}.id ${rows} FOR UPDATE SKIP LOCKED) RETURNING *`
     : `SELECT ${claim.alias}.* ${rows}`;
 }
+
+/**
+ * What a worker claimed and has not recorded yet. `release` (once its runs have stopped) gives it
+ * back: on PostgreSQL another instance, or this one restarted, takes it at once rather than when
+ * its lease runs out. `giveBack` makes the keys due again.
+ */
+export function claimsInHand<K>(giveBack: (keys: K[]) => Promise<void>) {
+  const held = new Set<K>();
+  return {
+    claimed(keys: Iterable<K>): void {
+      for (const key of keys) held.add(key);
+    },
+    settled(key: K): void {
+      held.delete(key);
+    },
+    async release(): Promise<void> {
+      const keys = [...held];
+      held.clear();
+      await giveBack(keys);
+    },
+  };
+}

@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/http/logger.js';
 import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { heldBatch } from '../jobs/loop.js';
+import { claimsInHand } from '../jobs/lease.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
@@ -76,8 +77,7 @@ export function mailSender(deps: {
     };
   }
 
-  /** E-mails this instance claimed and has not recorded yet: given back by `release`. */
-  const held = new Set<number>();
+  const inHand = claimsInHand<number>((ids) => outbox.release(ids));
 
   type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
   /** What became of one e-mail: `write` records it, with the rest of its batch, in one transaction. */
@@ -123,7 +123,7 @@ export function mailSender(deps: {
             for (const d of done) out.push(await d.write(tx));
             return out;
           });
-          for (const d of done) held.delete(d.mail.id);
+          for (const d of done) inHand.settled(d.mail.id);
           const reportIds: string[] = [];
           outcomes.forEach((outcome, i) => {
             const { mail, error } = done[i]!;
@@ -138,7 +138,7 @@ export function mailSender(deps: {
       );
       for (;;) {
         const due = await outbox.claimDue(BATCH, deps.leaseMs);
-        for (const mail of due) held.add(mail.id);
+        inHand.claimed(due.map((mail) => mail.id));
         let next = 0;
         const lane = async () => {
           while (next < due.length && !stopping?.aborted) {
@@ -159,10 +159,6 @@ export function mailSender(deps: {
      * PostgreSQL, another instance, or this one restarted, sends them at once rather than when
      * their lease runs out. One still in flight at the SMTP server may then go twice.
      */
-    async release(): Promise<void> {
-      const ids = [...held];
-      held.clear();
-      await outbox.release(ids);
-    },
+    release: () => inHand.release(),
   };
 }

@@ -1,4 +1,5 @@
 import { backoffMs } from '../jobs/backoff.js';
+import { claimsInHand } from '../jobs/lease.js';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
@@ -144,8 +145,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  /** Heads this instance claimed and has not settled yet: given back by `release`. */
-  const held = new Set<number>();
+  const inHand = claimsInHand<number>((ids) => outbox.release(ids));
 
   /** Delivers a head and the report's newer updates; false when stopped before it could. */
   async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<boolean> {
@@ -223,12 +223,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       if (!platform.secret) return { ...run, waiting: NO_SECRET };
       while (!stopped()) {
         const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs);
-        for (const head of heads) held.add(head.id);
+        inHand.claimed(heads.map((head) => head.id));
         if (heads.length === 0) break;
         // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
         // delivered report's updates queued in the meantime are due at once and go next round.
         await inParallel(heads, concurrency, stopped, async (head) => {
-          if (await deliver(head, run)) held.delete(head.id);
+          if (await deliver(head, run)) inHand.settled(head.id);
         });
       }
       return run;
@@ -245,11 +245,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
      * PostgreSQL, another instance, or this one restarted, delivers them at once rather than when
      * their lease runs out. A request abandoned in flight may then arrive twice (at least once).
      */
-    async release(): Promise<void> {
-      const ids = [...held];
-      held.clear();
-      await outbox.release(ids);
-    },
+    release: () => inHand.release(),
 
     /** Abandons requests in flight (their updates stay pending) and runs no more. */
     stop(): void {

@@ -11,8 +11,6 @@ import { webhookInbox, type WebhookInbox } from './inbox.js';
 export const MAX_HANDLER_ATTEMPTS = 8;
 /** A failing handler is retried after about 30 s, then twice as long each time, up to an hour. */
 const HANDLER_RETRY = { baseMs: 30_000, maxMs: 60 * 60_000 };
-/** How long a claimed event is left to its handler before another run may take it. */
-const LEASE_MS = 5 * 60_000;
 const BATCH = 100;
 
 export interface WebhookProcessorDeps {
@@ -23,6 +21,8 @@ export interface WebhookProcessorDeps {
   /** By event type; the kit's handlers by default. Types without a handler are recorded. */
   handlers?: Readonly<Record<string, WebhookHandler>>;
   random?: () => number;
+  /** How long a claimed event is left to its handler before another run, on any instance, may take it (jobs/lease.ts). */
+  leaseMs: number;
 }
 
 export type WebhookProcessor = ReturnType<typeof webhookProcessor>;
@@ -54,7 +54,7 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
       for (let due = await inbox.due(BATCH); due.length > 0 && !stopping?.aborted; due = await inbox.due(BATCH)) {
         for (const event of due) {
           if (stopping?.aborted) break;
-          if (!(await inbox.claim(event, clock.now() + LEASE_MS))) continue;
+          if (!(await inbox.claim(event, clock.now() + deps.leaseMs))) continue;
           const handler = handlers[event.eventType] ?? recordEvent;
           try {
             const outcome = await handler(event, {
