@@ -156,6 +156,7 @@ export function createApp(deps: AppDeps): Express {
         mail,
         provider,
         logger,
+        clock,
         admin: web.admin,
         publicUrl: web.publicUrl,
         platform: web.platform,
