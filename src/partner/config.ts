@@ -277,6 +277,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
+ * What start-up warns about in settings it accepts, one sentence each (`startPartner` logs them).
+ * TRUST_PROXY with a loopback PUBLIC_URL most likely has no proxy in front: then any client's own
+ * X-Forwarded-* headers are believed.
+ */
+export function configWarnings(config: Pick<Config, 'trustProxy' | 'publicUrl'>): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy !== false && config.trustProxy !== 0 && isLoopbackHost(new URL(config.publicUrl).hostname)) {
+    warnings.push(
+      `TRUST_PROXY is set while PUBLIC_URL (${config.publicUrl}) is a loopback address, so most likely no proxy stands in front: ` +
+        "then a client's own X-Forwarded-Host passes the dashboard's host check (which keeps DNS-rebinding pages out) " +
+        'and its X-Forwarded-For chooses the address the sign-in limit counts. Unset TRUST_PROXY unless a proxy you run forwards to this server',
+    );
+  }
+  return warnings;
+}
+
+/**
  * Why machines other than this one can reach the server, or undefined when only this one can: it
  * listens on (HOST) or is published at (PUBLIC_URL, by default http://HOST:PORT) an address that is
  * not loopback.

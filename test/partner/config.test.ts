@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMON_PASSWORDS, ConfigError, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
+import { COMMON_PASSWORDS, ConfigError, configWarnings, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
 
 const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -158,6 +158,16 @@ describe('the dashboard password where the production rules apply', () => {
       expect(loadConfig({ ...base, ADMIN_USERNAME: 'op', ADMIN_PASSWORD: 'opal-ledger-orbit-31' }).admin.password).toBe('opal-ledger-orbit-31');
     });
   }
+});
+
+describe('warnings at start-up', () => {
+  it('when TRUST_PROXY is set with a loopback PUBLIC_URL, then start-up warns; behind a public address, or without it, it does not', () => {
+    expect(configWarnings(loadConfig({ TRUST_PROXY: 'true' }))).toEqual([expect.stringMatching(/^TRUST_PROXY is set while PUBLIC_URL \(http:\/\/127\.0\.0\.1:3000\)/)]);
+    expect(configWarnings(loadConfig({ TRUST_PROXY: '1', PUBLIC_URL: 'http://localhost:8080' }))).toHaveLength(1);
+    expect(configWarnings(loadConfig({}))).toEqual([]);
+    expect(configWarnings(loadConfig({ TRUST_PROXY: '0' }))).toEqual([]);
+    expect(configWarnings(loadConfig({ TRUST_PROXY: '1', PUBLIC_URL: 'https://partner.example.com', CANDIDATE_LINK_SECRET: LINK_SECRET, ADMIN_TOKEN }))).toEqual([]);
+  });
 });
 
 describe('documentation of the configuration', () => {
