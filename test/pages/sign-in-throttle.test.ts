@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addressKey, SIGN_IN_LIMITS, signInThrottle } from '../../src/partner/pages/sign-in-throttle.js';
 import { ADMIN, flowHarness, type FlowHarness } from '../invitations/support.js';
@@ -111,6 +113,16 @@ describe('what the sign-in limits remember', () => {
     const throttle = signInThrottle(clock, limits);
     for (let i = 0; i < 20_000; i++) throttle.failed(`10.0.${i >> 8}.${i & 255}`);
     expect(throttle.addresses).toBe(1000);
+  });
+
+  it('when the limits are documented, then docs/report-delivery.md gives the numbers the code has', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/report-delivery.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### Signing in'));
+    expect(section).toContain(`over the last ${SIGN_IN_LIMITS.windowMs / 60_000} minutes`);
+    expect(section).toContain(`**${SIGN_IN_LIMITS.perAddress} from one client address**`);
+    expect(section).toContain(`**${SIGN_IN_LIMITS.overall} from all addresses together**`);
+    expect(section).toContain(`within the last ${SIGN_IN_LIMITS.signedInMs / 3_600_000} hours`);
+    expect(section).toContain(`at most ${SIGN_IN_LIMITS.maxAddresses.toLocaleString('en')} addresses`);
   });
 
   it('reads an address as a limit counts it', () => {
