@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import type { Db } from '../lib/db.js';
-import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
+import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
 import type { DestinationStream } from 'pino';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
@@ -126,6 +126,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.set('etag', false);
   app.use(helmet());
   app.use(requestLog(logger, deps.logDestination));
+  app.use(wellFormedPath);
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });

@@ -6,7 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
 import type { Sql } from '../lib/sql.js';
-import { errorHandler, notFoundHandler } from '../lib/http/error-handler.js';
+import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { securityHeaders } from '../lib/perf/security-headers.js';
@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(logger, deps.logDestination));
   // Security headers on every answer, the callbacks' and errors included, and on any route added below.
   app.use(securityHeaders());
+  app.use(wellFormedPath);
 
   registerCallbacks(app, CALLBACKS_PATH, {
     accounts,
@@ -155,6 +156,7 @@ export function createApp(deps: AppDeps): Express {
         mail,
         provider,
         logger,
+        clock,
         admin: web.admin,
         publicUrl: web.publicUrl,
         platform: web.platform,

@@ -35,14 +35,48 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s
 /**
  * Signs candidate and results links when CANDIDATE_LINK_SECRET is unset, on a server only this
  * machine can reach: anyone who reads this file can forge links, so production, and any server
- * whose public URL is not a loopback address whatever NODE_ENV says, refuses to start with it
- * (see `loadConfig`); where it is used, start-up logs a warning (`links.developmentKey`).
+ * that listens or is published on an address other than loopback whatever NODE_ENV says, refuses
+ * to start with it (see `loadConfig`); where it is used, start-up logs a warning
+ * (`links.developmentKey`).
  */
 export const DEV_CANDIDATE_LINK_SECRET = 'dev-only-candidate-link-secret-not-for-production';
-/** The dashboard's password outside production, for a server that listens on 127.0.0.1. */
+/** The dashboard's password where only this machine can reach the server (the same rule). */
 export const DEV_ADMIN_PASSWORD = 'admin';
 const MIN_LINK_SECRET = 32;
 const MIN_PRODUCTION_PASSWORD = 12;
+/**
+ * [kit decision] Passwords of 12 characters or more that are among the first anyone guesses,
+ * refused as ADMIN_PASSWORD wherever the production rules apply. Compared ignoring case and
+ * everything but letters and digits ("Password-1234" is "password1234"). docs/configuration.md
+ * lists them.
+ */
+export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
+  'password1234',
+  'password12345',
+  'password123456',
+  'passwordpassword',
+  'password1password1',
+  '123456789012',
+  '1234567890123',
+  '12345678901234',
+  '123456123456',
+  '123123123123',
+  'qwerty123456',
+  'qwertyqwerty',
+  'qwertyuiop12',
+  'qwertyuiop123',
+  'qwertyuiopasdf',
+  '1q2w3e4r5t6y',
+  '1qaz2wsx3edc',
+  'iloveyou1234',
+  'letmeinletmein',
+  'changeme1234',
+  'changemechangeme',
+  'welcome12345',
+  'welcome123456',
+  'secretpassword',
+  'correcthorsebatterystaple',
+]);
 const MIN_ADMIN_TOKEN = 24;
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -162,26 +196,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   const production = present.NODE_ENV === 'production';
   const makeOne = `a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\``;
-  const publicUrl = publicUrlOf(present);
-  // An unparseable URL is reported above as PUBLIC_URL's own problem.
-  const reachableFromElsewhere = URL.canParse(publicUrl) && !isLoopback(publicUrl);
-  if (production && present.CANDIDATE_LINK_SECRET === undefined) {
-    problems.push(`CANDIDATE_LINK_SECRET: is required in production (${makeOne})`);
-  } else if (reachableFromElsewhere && present.CANDIDATE_LINK_SECRET === undefined) {
+  // Production's rules hold wherever another machine can reach the server, whatever NODE_ENV says:
+  // its development link key and admin password are published in this file.
+  const exposure = production ? undefined : reachableFromElsewhere(present);
+  const strict = production || exposure !== undefined;
+  const where = production ? 'in production' : `when the server is reachable from other machines (${exposure})`;
+  if (strict && present.CANDIDATE_LINK_SECRET === undefined) {
     problems.push(
-      `CANDIDATE_LINK_SECRET: is required when the server is reachable from other machines (its public URL is ${publicUrl}, not a loopback address): ` +
-        `without it, candidate and results links are signed with the development key published in the kit's source, and anyone can forge them. Set it to ${makeOne}`,
+      production
+        ? `CANDIDATE_LINK_SECRET: is required in production (${makeOne})`
+        : `CANDIDATE_LINK_SECRET: is required ${where}: without it, candidate and results links are signed with the development key ` +
+            `published in the kit's source, and anyone can forge them. Set it to ${makeOne}`,
     );
-  } else if ((production || reachableFromElsewhere) && present.CANDIDATE_LINK_SECRET === DEV_CANDIDATE_LINK_SECRET) {
+  } else if (strict && present.CANDIDATE_LINK_SECRET === DEV_CANDIDATE_LINK_SECRET) {
     problems.push(
       `CANDIDATE_LINK_SECRET: is the public development key, published in the kit's source: anyone could forge candidate and results links. Set it to ${makeOne}`,
     );
   }
-  if (production && present.ADMIN_PASSWORD === undefined && present.ADMIN_TOKEN === undefined) {
-    problems.push('ADMIN_PASSWORD: is required in production (or set ADMIN_TOKEN): the dashboard has no default password there');
+  if (strict && present.ADMIN_PASSWORD === undefined && present.ADMIN_TOKEN === undefined) {
+    problems.push(
+      production
+        ? 'ADMIN_PASSWORD: is required in production (or set ADMIN_TOKEN): the dashboard has no default password there'
+        : `ADMIN_PASSWORD: is required ${where}, or ADMIN_TOKEN: the development password, "${DEV_ADMIN_PASSWORD}", is published in the kit's source`,
+    );
   }
-  if (production && present.ADMIN_PASSWORD !== undefined && present.ADMIN_PASSWORD.length < MIN_PRODUCTION_PASSWORD) {
-    problems.push(`ADMIN_PASSWORD: must be at least ${MIN_PRODUCTION_PASSWORD} characters in production`);
+  if (strict && present.ADMIN_PASSWORD !== undefined) {
+    const password = present.ADMIN_PASSWORD;
+    const weakness = guessable(password, present.ADMIN_USERNAME?.trim() || 'admin');
+    if (password.length < MIN_PRODUCTION_PASSWORD) {
+      problems.push(`ADMIN_PASSWORD: must be at least ${MIN_PRODUCTION_PASSWORD} characters ${where}`);
+    } else if (weakness) {
+      problems.push(
+        `ADMIN_PASSWORD: ${weakness}, so it is refused ${where}. Choose one that is hard to guess (e.g. \`openssl rand -base64 18\`), or set ADMIN_TOKEN instead`,
+      );
+    }
   }
   if (present.MAIL_TRANSPORT === 'smtp' && present.SMTP_URL === undefined) {
     problems.push('SMTP_URL: is required when MAIL_TRANSPORT is smtp (e.g. smtps://user:pass@smtp.example.com)');
@@ -216,7 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admin: {
       username: c.ADMIN_USERNAME,
       // With only a token configured, the token is the way in; a default password would be a second door.
-      password: c.ADMIN_PASSWORD ?? (production || c.ADMIN_TOKEN !== undefined ? undefined : DEV_ADMIN_PASSWORD),
+      password: c.ADMIN_PASSWORD ?? (strict || c.ADMIN_TOKEN !== undefined ? undefined : DEV_ADMIN_PASSWORD),
       token: c.ADMIN_TOKEN,
     },
     mail: {
@@ -229,13 +277,56 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * PUBLIC_URL without its trailing slashes, or `http://HOST:PORT` (an IPv6 HOST in brackets);
- * undefined when that is not a URL (PUBLIC_URL's own problem is reported).
+ * What start-up warns about in settings it accepts, one sentence each (`startPartner` logs them).
+ * TRUST_PROXY with a loopback PUBLIC_URL most likely has no proxy in front: then any client's own
+ * X-Forwarded-* headers are believed.
  */
-/** Whether only this machine can reach `url`: its host is localhost, in 127.0.0.0/8, or ::1. */
-function isLoopback(url: string): boolean {
-  const { hostname } = new URL(url);
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+export function configWarnings(config: Pick<Config, 'trustProxy' | 'publicUrl'>): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy !== false && config.trustProxy !== 0 && isLoopbackHost(new URL(config.publicUrl).hostname)) {
+    warnings.push(
+      `TRUST_PROXY is set while PUBLIC_URL (${config.publicUrl}) is a loopback address, so most likely no proxy stands in front: ` +
+        "then a client's own X-Forwarded-Host passes the dashboard's host check (which keeps DNS-rebinding pages out) " +
+        'and its X-Forwarded-For chooses the address the sign-in limit counts. Unset TRUST_PROXY unless a proxy you run forwards to this server',
+    );
+  }
+  return warnings;
+}
+
+/**
+ * Why machines other than this one can reach the server, or undefined when only this one can: it
+ * listens on (HOST) or is published at (PUBLIC_URL, by default http://HOST:PORT) an address that is
+ * not loopback.
+ */
+function reachableFromElsewhere(env: { HOST?: string; PUBLIC_URL?: string; PORT?: string }): string | undefined {
+  const publicUrl = publicUrlOf(env);
+  // An unparseable URL is reported as PUBLIC_URL's own problem.
+  if (URL.canParse(publicUrl) && !isLoopbackHost(new URL(publicUrl).hostname)) return `its public URL is ${publicUrl}, not a loopback address`;
+  const host = env.HOST ?? PARTNER_DEFAULTS.HOST;
+  if (!isLoopbackHost(host)) return `HOST is ${host}, not a loopback address`;
+  return undefined;
+}
+
+/** Whether `host` (a HOST to listen on, or a URL's hostname) is this machine only: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/**
+ * Why `password` is among the first an attacker tries, as the rest of a sentence that starts with
+ * "ADMIN_PASSWORD", or undefined. A user name shorter than 3 characters is not looked for: too many
+ * good passwords would contain it.
+ */
+function guessable(password: string, username: string): string | undefined {
+  if (/^(.)\1*$/su.test(password)) return 'is one character repeated, found as soon as its length is tried';
+  if (username.length >= 3 && password.toLowerCase().includes(username.toLowerCase())) {
+    return `contains the user name (ADMIN_USERNAME, "${username}"), which anyone trying the dashboard types first`;
+  }
+  if (COMMON_PASSWORDS.has(password.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''))) {
+    return 'is one of the most common passwords, on every list an attacker tries';
+  }
+  return undefined;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {

@@ -6,7 +6,7 @@ import { demoTokenFile, seedDemoAccount } from './accounts/demo-seed.js';
 import type { PartnerRoutes } from './app.js';
 import { assemble } from './assemble.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, configWarnings, loadConfig, type Config } from './config.js';
 import { openPartnerDatabase } from './db/open.js';
 import { createLogger, logDestination } from '../lib/http/logger.js';
 import { requestsFirst } from '../lib/perf/requests-first.js';
@@ -97,6 +97,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = config.port === 0 && config.publicUrl.endsWith(':0') ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
+  for (const warning of configWarnings({ ...config, publicUrl })) logger.warn(warning);
 
   const ownDispatcher = overrides.dispatcher ? undefined : deliveryAgent();
   const mailer = overrides.mailer ?? createMailer(config.mail);

@@ -117,7 +117,7 @@ describe('configuration', () => {
     expect(options.partner.urls.tests).toBe(`${server.publicUrl}/callbacks/tests`);
     for (const env of [{ PORT: '3100' }, { HOST: 'localhost', PORT: '3200' }, { PUBLIC_URL: 'https://partner.example.com/', PORT: '3100' }]) {
       const registered = loadRegisterOptions({ PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't', ...env });
-      expect(registered.partner.urls.tests).toBe(`${loadConfig({ ...env, CANDIDATE_LINK_SECRET: 'a-link-secret-of-at-least-32-characters' }).publicUrl}/callbacks/tests`);
+      expect(registered.partner.urls.tests).toBe(`${loadConfig({ ...env, CANDIDATE_LINK_SECRET: 'a-link-secret-of-at-least-32-characters', ADMIN_TOKEN: 'an-admin-token-of-24-characters' }).publicUrl}/callbacks/tests`);
     }
   });
 

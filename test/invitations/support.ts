@@ -19,7 +19,7 @@ import { assemble } from '../../src/partner/assemble.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { fakeClock } from '../support/partner.js';
 
-export const ADMIN = { username: 'operator', password: 'correct horse battery staple' } as const;
+export const ADMIN = { username: 'operator', password: 'tulip ledger orbit 31' } as const;
 export const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
 /** Short enough that a test waiting for a timeout is quick, long enough for a loaded CI machine. */
 export const TEST_TIMEOUTS: DeliveryTimeouts = { connectMs: 1000, headersMs: 400, bodyMs: 400 };

@@ -15,7 +15,14 @@ describe('the server process', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'partner-proc-'));
     // On a fresh database of the project's engine; the demo token goes next to DATABASE_PATH either way.
-    server = startServer({ PORT: '0', ...(await freshDatabase(dir)), DATABASE_PATH: path.join(dir, 'db', 'partner.db'), DEMO_SEED: 'true' });
+    // TRUST_PROXY with nothing in front, as a developer may copy it from a deployment's settings.
+    server = startServer({
+      PORT: '0',
+      ...(await freshDatabase(dir)),
+      DATABASE_PATH: path.join(dir, 'db', 'partner.db'),
+      DEMO_SEED: 'true',
+      TRUST_PROXY: 'true',
+    });
     port = await server.port;
     token = readFileSync(path.join(dir, 'db', 'partner.db.demo-token'), 'utf8').trim();
   });
@@ -40,6 +47,18 @@ describe('the server process', () => {
       .find((line) => line.msg.includes('public development key'));
     expect(warning).toMatchObject({ level: 'warn' });
     expect(warning!.msg).toContain('CANDIDATE_LINK_SECRET');
+  });
+
+  it('when TRUST_PROXY is set and PUBLIC_URL is a loopback address, then it warns that clients could forge the forwarded headers', () => {
+    const warning = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string })
+      .find((line) => line.msg.startsWith('TRUST_PROXY is set'));
+    expect(warning).toMatchObject({ level: 'warn' });
+    expect(warning!.msg).toContain(`PUBLIC_URL (http://127.0.0.1:${port})`);
+    expect(warning!.msg).toContain("a client's own X-Forwarded-Host passes the dashboard's host check");
   });
 
   it('when requests carry a token, then the token never appears in the logs', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/partner/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -288,6 +289,33 @@ describe('compose.yaml', () => {
     expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for\s*;/);
     expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-Proto\s+\$scheme\s*;/);
     expect(environmentOf(partners[0]!).get('TRUST_PROXY')).toMatch(/^(\$\{TRUST_PROXY:-)?1\}?$/);
+  });
+});
+
+describe('the settings a deployment starts with', () => {
+  /** What a user puts in `.env` for each required `${NAME:?…}` (docs/deploy.md, "Run it"). */
+  const filledIn: Record<string, string> = {
+    POSTGRES_PASSWORD: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c',
+    CANDIDATE_LINK_SECRET: 'Wm9vbS1sb25nLXJhbmRvbS1saW5rLXNlY3JldC0wMTIzNDU2Nzg5',
+    ADMIN_PASSWORD: 'k3Vq9+TzR0bL/8wXeN2f',
+    PLATFORM_URL: 'https://platform.example.com/integrations',
+    PARTNER_CODENAME: 'acme-assessments',
+  };
+  /** `${NAME:?…}` filled in, `${NAME:-default}` as its default, as Compose does with an empty .env otherwise. */
+  const interpolate = (value: string) =>
+    value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_all, name: string, kind?: string, rest?: string) =>
+      kind === '-' ? (rest ?? '') : (filledIn[name] ?? ''),
+    );
+
+  it('when the image runs under compose.yaml (HOST=0.0.0.0, production), then the partner accepts its settings', () => {
+    const env = Object.fromEntries([...imageEnv, ...[...environmentOf(partners[0]!)].map(([k, v]) => [k, interpolate(v)] as const)]);
+    expect(env).toMatchObject({ HOST: '0.0.0.0', NODE_ENV: 'production' });
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  it('when the image runs alone on SQLite with the secrets docs/deploy.md lists, then the partner accepts its settings', () => {
+    const env = { ...Object.fromEntries(imageEnv), PUBLIC_URL: 'http://localhost:3000', ...filledIn };
+    expect(() => loadConfig(env)).not.toThrow();
   });
 });
 

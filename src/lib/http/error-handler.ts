@@ -1,9 +1,26 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AppError, notFound } from '../errors.js';
+import { AppError, badRequest, notFound } from '../errors.js';
 
 /** Unknown routes answer 404 in the contract's JSON shape. */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(notFound());
+
+/**
+ * A path whose percent-encoding does not decode (`/%c0`, `/assets/%c0%ae`, `/%zz`) is the client's
+ * mistake: 400 in the contract's shape, before any route, page or static folder reads it. Left to
+ * them, it is a 400 where a route's parameter is decoded, a 404 where a static folder gives up on
+ * it, and a 500 where a page's error handler takes the router's `URIError` for a bug. Mount it
+ * first, after the access log.
+ */
+export const wellFormedPath: RequestHandler = (req, _res, next) => {
+  if (!req.path.includes('%')) return next();
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    return next(badRequest('Malformed percent-encoding in the URL path'));
+  }
+  next();
+};
 
 /** How the body parsers' (`express.json`, `express.raw`) errors read in the contract's shape. */
 const BODY_ERRORS: Record<string, string> = {

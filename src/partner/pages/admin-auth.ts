@@ -1,15 +1,31 @@
 import type { RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/http/logger.js';
 import type { Config } from '../config.js';
 import { renderMessage } from './render.js';
+import { signInThrottle, SIGN_IN_LIMITS, type SignInLimits } from './sign-in-throttle.js';
 
 /**
  * The dashboard's door: HTTP Basic with ADMIN_USERNAME / ADMIN_PASSWORD, or ADMIN_TOKEN (as
  * `Authorization: Bearer`, or as the Basic password for a browser). Every comparison is in
  * constant time over SHA-256 digests, so neither the length nor the content of a secret leaks
  * through timing.
+ *
+ * Wrong credentials are logged (the client's address, never what it sent) and counted: past
+ * SIGN_IN_LIMITS, a client's next attempts answer 429 with Retry-After, right or wrong, without
+ * being looked at — otherwise the guessing would go on, a 429 meaning only "wrong". A request
+ * without credentials is a browser asking for the prompt, and a signed-in operator's requests are
+ * never slowed. The client's address is Express's `req.ip`: behind a proxy, set TRUST_PROXY, or
+ * every client shares the proxy's address and its limit.
  */
-export function adminAuth(admin: Config['admin']): RequestHandler {
+export function adminAuth(
+  admin: Config['admin'],
+  options: { clock: Clock; logger: Logger; limits?: SignInLimits },
+): RequestHandler {
+  const { logger } = options;
+  const limits = options.limits ?? SIGN_IN_LIMITS;
+  const throttle = signInThrottle(options.clock, limits);
   const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
   const same = (presented: string, expected: Buffer) => timingSafeEqual(digest(presented), expected);
   const user = digest(admin.username);
@@ -32,7 +48,34 @@ export function adminAuth(admin: Config['admin']): RequestHandler {
   };
 
   return (req, res, next) => {
-    if (allowed(req.headers.authorization)) return next();
+    const presented = req.headers.authorization;
+    if (presented) {
+      const wait = throttle.retryAfter(req.ip);
+      if (wait > 0) {
+        res.set('Retry-After', String(wait));
+        return renderMessage(
+          res,
+          429,
+          {
+            title: 'Too many attempts',
+            text: `Too many wrong sign-ins to the dashboard: try again in ${minutesOf(wait)}.`,
+          },
+          { admin: true },
+        );
+      }
+      if (allowed(presented)) {
+        throttle.succeeded(req.ip);
+        return next();
+      }
+      const { failures, overallReached } = throttle.failed(req.ip);
+      logger.warn({ address: req.ip, failures, limit: limits.perAddress }, 'dashboard sign-in refused: wrong credentials');
+      if (overallReached) {
+        logger.warn(
+          { failures: limits.overall, minutes: limits.windowMs / 60_000 },
+          'dashboard sign-ins are refused for a while to every address that has not signed in: too many wrong ones from all addresses together',
+        );
+      }
+    }
     res.set('WWW-Authenticate', 'Basic realm="Partner dashboard", charset="UTF-8"');
     renderMessage(
       res,
@@ -41,6 +84,12 @@ export function adminAuth(admin: Config['admin']): RequestHandler {
       { admin: true },
     );
   };
+}
+
+/** "1 minute", "15 minutes": a Retry-After in seconds as a person reads it, rounded up. */
+function minutesOf(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AccountStore, AccountSummary } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
 import { ReportId } from '../../contract/schemas.js';
+import type { Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
@@ -25,6 +26,8 @@ export interface DashboardDeps {
   mail: MailOutbox;
   provider: Provider;
   logger: Logger;
+  /** Counts the window of failed sign-ins (sign-in-throttle.ts). */
+  clock: Clock;
   admin: Config['admin'];
   publicUrl: string;
   platform: { url: string; codename: string };
@@ -69,7 +72,11 @@ export function dashboard(deps: DashboardDeps): Router {
   const kind: PartnerKind = provider.kind;
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
-  router.use(publicHostOnly(deps.publicUrl), adminAuth(deps.admin), sameOriginOnly(deps.publicUrl));
+  router.use(
+    publicHostOnly(deps.publicUrl),
+    adminAuth(deps.admin, { clock: deps.clock, logger: deps.logger }),
+    sameOriginOnly(deps.publicUrl),
+  );
 
   const storedOnly = deps.mailSettings.transport === 'json';
   /**
