@@ -35,13 +35,18 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * Imports the vendor's module and checks what it exports. It is imported here, when called, never
  * by a static import: an entry point reads `.env` first, so a module that reads a setting as it is
  * imported (`const URL = process.env.PRODUCT_URL`) sees it. The type checker holds the exports to
- * `ProviderModule` too; the checks here cover a module built or edited past it.
+ * `ProviderModule` too; `providerModuleOf` covers a module built or edited past it.
  */
 export async function importProviderModule(): Promise<ProviderModule> {
   const exported: { default: ProviderSource; webhookHandlers?: ProviderModule['webhookHandlers']; routes?: PartnerRoutes } = await import(
     '../../provider/index.js'
   );
-  const { default: provider, webhookHandlers, routes } = exported as Record<string, unknown>;
+  return providerModuleOf(exported);
+}
+
+/** The module's exports as `startPartner` takes them; a `ProviderModuleError` naming what is wrong. */
+export function providerModuleOf(exported: Record<string, unknown>): ProviderModule {
+  const { default: provider, webhookHandlers, routes } = exported;
   if (typeof provider !== 'function' && !(isObject(provider) && typeof provider.listTests === 'function')) {
     throw new ProviderModuleError('its default export must be your provider, a Provider or a factory (kit) => Provider');
   }
@@ -51,5 +56,5 @@ export async function importProviderModule(): Promise<ProviderModule> {
   if (routes !== undefined && typeof routes !== 'function') {
     throw new ProviderModuleError('routes must be a function (router, deps) => void');
   }
-  return { provider: exported.default, webhookHandlers: exported.webhookHandlers, routes: exported.routes };
+  return { provider, webhookHandlers, routes } as ProviderModule;
 }
