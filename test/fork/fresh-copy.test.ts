@@ -137,11 +137,11 @@ describe('a fork that replaces src/provider/index.ts, and nothing else', () => {
     expect(build.code, build.output).toBe(0);
     expect(readFileSync(path.join(fork, 'dist/src/provider/index.js'), 'utf8')).toContain('typing.example');
     for (const absent of ['dist/src/mock-platform', 'dist/src/testing', 'dist/src/provider/index.test.js']) expect(existsSync(path.join(fork, absent)), absent).toBe(false);
-  }, 240_000);
+  }, 300_000);
 
   it('npm start runs its provider, which read .env as it loaded', async () => {
     await servesTheForksProvider('npm', ['start'], 'start');
-  }, 60_000);
+  }, 120_000);
 
   it("the Docker image's command runs its provider", async () => {
     const cmd = readFileSync(path.join(fork, 'Dockerfile'), 'utf8')
@@ -150,13 +150,13 @@ describe('a fork that replaces src/provider/index.ts, and nothing else', () => {
       .at(-1)!;
     const [command, ...args] = JSON.parse(cmd.slice(4)) as string[];
     await servesTheForksProvider(command!, args, 'image');
-  }, 60_000);
+  }, 120_000);
 
   it('npm run accounts refuses --test: its provider has no catalog', async () => {
     const refused = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--test', 'SQL'], { DATABASE_PATH: path.join(fork, 'data', 'accounts.db') });
     expect(refused.code).toBe(2);
     expect(refused.output).toContain('the provider has no catalog');
-  }, 60_000);
+  }, 120_000);
 
   it('npm run dev runs its provider: the platform lists its tests', async () => {
     const dev = run('npm', ['run', 'dev'], { DATABASE_PATH: path.join(fork, 'data', 'dev.db'), PORT: '0', MOCK_PORT: '0' });
@@ -167,5 +167,5 @@ describe('a fork that replaces src/provider/index.ts, and nothing else', () => {
     } finally {
       await dev.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
