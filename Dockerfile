@@ -6,8 +6,9 @@ WORKDIR /app
 # The manifests alone first, so the install layer is reused until the dependencies change.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-# What tsconfig.build.json compiles (src/partner, src/lib, src/contract and the CLIs in scripts/);
-# scripts/copy-sql.mjs then copies the SQL migrations (SQLite and PostgreSQL) beside the output.
+# What tsconfig.build.json compiles (src/partner, your provider in src/provider without its tests,
+# src/lib, src/contract and the CLIs in scripts/); scripts/copy-sql.mjs then copies the SQL
+# migrations (SQLite and PostgreSQL: the kit's and the providers') beside the output.
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
@@ -37,6 +38,6 @@ EXPOSE 3000
 # Readiness (/readyz, the database answers) is for the load balancer and for rolling deploys.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# What `npm start` runs, without npm in between: SIGTERM from `docker stop` reaches Node itself,
-# which stops gracefully within SHUTDOWN_GRACE_SECONDS.
+# What `npm start` runs, without npm in between: the partner with your provider (src/provider/index.ts).
+# SIGTERM from `docker stop` reaches Node itself, which stops gracefully within SHUTDOWN_GRACE_SECONDS.
 CMD ["node", "dist/src/partner/server.js"]

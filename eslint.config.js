@@ -37,34 +37,11 @@ export default tseslint.config(
     files: ['src/partner/**'],
     rules: {
       'no-restricted-imports': boundary(
-        'The partner is deployed without the mock platform (nor the conformance checker, which starts it).',
+        'The partner is deployed without the mock platform (nor the conformance checker, which starts it, nor the test harness).',
         '**/mock-platform/**',
         '**/conformance/**',
+        '**/testing/**',
       ),
-    },
-  },
-  // The demo is a provider like any other: the kit reaches it only through the Provider seam, and
-  // only the shipped entry point (src/partner/server.ts) chooses it — so a fork replaces it there,
-  // and the kit builds and runs without it. (One rule per file: this one repeats the boundary above.)
-  {
-    files: ['src/partner/**', 'scripts/accounts.ts', 'scripts/register-partner.ts'],
-    ignores: ['src/partner/server.ts', 'src/partner/provider/demo/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/mock-platform/**', '**/conformance/**'],
-              message: 'The partner is deployed without the mock platform (nor the conformance checker, which starts it).',
-            },
-            {
-              group: ['**/provider/demo', '**/provider/demo/**'],
-              message: 'Only the shipped entry point (src/partner/server.ts) chooses the demo provider; the kit knows providers through provider/types.ts.',
-            },
-          ],
-        },
-      ],
     },
   },
   {
@@ -103,6 +80,53 @@ export default tseslint.config(
       ),
     },
   },
+  // The provider's boundary, a second rule beside the halves' (typescript-eslint's copy of the same
+  // rule, so neither replaces the other): src/provider/ is the vendor's folder. It chooses the
+  // provider — only it, and the public entry that re-exports the demo, name the demo; the kit knows
+  // providers through provider/types.ts and loads the vendor's through provider/module.ts. The
+  // benchmark measures the kit itself on the demo's tables, whatever a fork's provider is.
+  {
+    files: ['src/**', 'scripts/**'],
+    ignores: ['src/provider/**', 'src/partner/index.ts', 'src/partner/provider/demo/**', 'scripts/bench.ts', 'scripts/bench-mail.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/provider/demo', '**/provider/demo/**'],
+              message: 'Only the vendor\'s folder (src/provider/) chooses the demo provider, through the public entry; the kit knows providers through provider/types.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // And the vendor's folder imports nothing of the kit but its public entry (src/partner/index.ts),
+  // so an upgrade of the kit cannot break it elsewhere; its tests (*.test.ts) the test harness
+  // (src/testing/index.ts) too, which is not deployed. At each depth of the folder (six deep), an
+  // import that climbs out of it must name one of them.
+  ...[1, 2, 3, 4, 5, 6].flatMap((depth) =>
+    [false, true].map((tests) => ({
+      files: [`src/provider/${'*/'.repeat(depth - 1)}${depth === 6 ? '**/' : ''}${tests ? '*.test.ts' : '*'}`],
+      ...(!tests && { ignores: ['**/*.test.ts'] }),
+      rules: {
+        '@typescript-eslint/no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: `^(\\./)?(\\.\\./){${depth}}(?!${tests ? '(partner|testing)' : 'partner'}/index\\.js$)`,
+                message: tests
+                  ? "src/provider/'s tests import the kit through its public entry (../partner/index.js) and its test harness (../testing/index.js) only."
+                  : "src/provider/ imports the kit through its public entry (../partner/index.js) only (its tests, the test harness too).",
+              },
+            ],
+          },
+        ],
+      },
+    })),
+  ),
   {
     // Command-line tools print; the benchmark's baseline prints "listening <port>" for scripts/bench.ts.
     files: ['scripts/**', 'test/**', 'bench/**'],

@@ -27,7 +27,7 @@ const SQLITE_ONLY = [
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**'] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts', 'src/provider/**/*.test.ts', 'examples/**/*.test.ts'], exclude: ['test/postgres/**'] } },
       {
         extends: true,
         test: {

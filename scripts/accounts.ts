@@ -16,8 +16,9 @@ import { openPartnerDatabase } from '../src/partner/db/open.js';
 import { createAccountWithTests } from '../src/partner/accounts/demo-seed.js';
 import { buildProvider, partnerCore } from '../src/partner/assemble.js';
 import { createLogger } from '../src/lib/http/logger.js';
-// The provider the server ships, from the same module `npm start` runs: --test adds to its catalog.
-import { provider as shippedProvider } from '../src/partner/server.js';
+// The vendor's module, which `npm start` runs too: --test adds to its provider's catalog.
+import { importProviderModule, ProviderModuleError } from '../src/partner/provider/module.js';
+import type { ProviderSource } from '../src/partner/provider/types.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { UsageError, isEntryPoint, parseCommandLine, processOutput, type CliOutput } from '../src/lib/cli.js';
 
@@ -37,7 +38,11 @@ class UnknownAccount extends Error {
 /** Where the command writes, and the environment it reads (DATABASE_PATH, PARTNER_KIND, …). */
 export interface AccountsIo extends CliOutput {
   env: Record<string, string | undefined>;
+  /** The provider whose catalog --test adds to: the vendor's module's (src/provider/index.ts) unless given. */
+  provider?: () => Promise<ProviderSource>;
 }
+
+const vendorProvider = async () => (await importProviderModule()).provider;
 
 async function run(argv: string[], io: AccountsIo): Promise<void> {
   const { values, positionals } = parseCommandLine(
@@ -69,17 +74,19 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
           tests.length === 0
             ? undefined
             : (
-                await buildProvider(shippedProvider, {
+                await buildProvider(await (io.provider ?? vendorProvider)(), {
                   sql,
-                clock: systemClock,
-                kind: config.kind,
-                logger: createLogger('silent'),
-                publicUrl: config.publicUrl,
-                candidateUrl: () => config.publicUrl,
+                  clock: systemClock,
+                  kind: config.kind,
+                  logger: createLogger('silent'),
+                  publicUrl: config.publicUrl,
+                  candidateUrl: () => config.publicUrl,
                   reports: partnerCore(sql, systemClock, { kind: config.kind }).results,
                 })
               ).catalog;
-        if (tests.length > 0 && !catalog) throw new UsageError('--test: this provider keeps its tests in its own product (it has no catalog)');
+        if (tests.length > 0 && !catalog) {
+          throw new UsageError('--test: the provider has no catalog (its tests live in its own product); create the account without --test');
+        }
         const { accountId, token } = await createAccountWithTests(sql, accounts, name, catalog, tests);
         print(
           { id: accountId, name, token },
@@ -135,7 +142,7 @@ export async function accountsCli(argv: string[], io: AccountsIo): Promise<numbe
     await run(argv, io);
     return 0;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount) {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount || err instanceof ProviderModuleError) {
       io.stderr(`${err.message}\n`);
       if (err instanceof UsageError) io.stderr(`\n${USAGE}\n`);
       return 2;
@@ -145,6 +152,7 @@ export async function accountsCli(argv: string[], io: AccountsIo): Promise<numbe
 }
 
 if (isEntryPoint(import.meta.url)) {
+  // Before the vendor's module is imported (for --test): it may read its settings as it loads.
   loadEnvFile();
   process.exitCode = await accountsCli(process.argv.slice(2), {
     ...processOutput,

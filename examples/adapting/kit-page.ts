@@ -1,5 +1,5 @@
 // examples/adapting/kit-page.ts — the candidate takes the test on the kit's own page (/take).
-import { runPartner, type Provider, type ProviderKit } from '../../src/partner/index.js';
+import type { Provider, ProviderKit } from '../../src/partner/index.js';
 
 const QUESTION = {
   field: 'q1',
@@ -23,4 +23,4 @@ const myQuiz = (kit: ProviderKit): Provider => ({
   },
 });
 
-await runPartner({ provider: myQuiz });
+export default myQuiz;

@@ -1,6 +1,7 @@
 // examples/adapting/own-product.ts — the candidate takes the test in your product, which reports back.
-import { defaultWebhookHandlers, runPartner, type Provider, type ProviderKit, type ProviderTest } from '../../src/partner/index.js';
+import { defaultWebhookHandlers, type Provider, type ProviderKit, type ProviderTest, type WebhookHandler } from '../../src/partner/index.js';
 
+// Read as the module loads: every entry point reads .env before it imports this module.
 const PRODUCT_URL = process.env.PRODUCT_URL ?? 'https://api.my-product.example';
 
 const myProduct = (kit: ProviderKit): Provider => ({
@@ -23,9 +24,10 @@ const myProduct = (kit: ProviderKit): Provider => ({
   },
 });
 
-export const partner = await runPartner({
-  provider: myProduct,
-  webhookHandlers: { ...defaultWebhookHandlers, new_candidate: (event) => `seen candidate event ${event.id}` },
-});
+export default myProduct;
+export const webhookHandlers: Readonly<Record<string, WebhookHandler>> = {
+  ...defaultWebhookHandlers,
+  new_candidate: (event) => `seen candidate event ${event.id}`,
+};
 // The result: your product POSTs it to results_url, signed (docs/results-endpoint.md) — or, from
-// code in this process: await partner.reports.complete(reportId, { score: '87%', subtitle: '13 of 15' }).
+// code in this process: await kit.reports.complete(reportId, { score: '87%', subtitle: '13 of 15' }).

@@ -1,10 +1,12 @@
 /**
  * The partner kit's public entry point: everything a fork's module imports. A fork writes one
- * provider for its product and passes it in:
+ * provider for its product and default-exports it from src/provider/index.ts, the folder that is
+ * its own (src/partner/provider/module.ts says what that module exports):
  *
- *   import { runPartner, type ProviderKit, type Provider } from './src/partner/index.js';
- *   const myProduct = (kit: ProviderKit): Provider => ({ kind: kit.kind, … });
- *   await runPartner({ provider: myProduct });
+ *   import type { Provider, ProviderKit } from '../partner/index.js';
+ *   export default (kit: ProviderKit): Provider => ({ kind: kit.kind, … });
+ *
+ * `startPartner` and `runPartner` start a partner with any provider, for a server of one's own.
  *
  * Results come back whichever way the product produces them: submitted on the kit's candidate
  * page (`candidateTask`/`submit`), pushed in process (`partner.reports.complete(…)`), or posted
@@ -38,3 +40,6 @@ export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './webho
 export type { WebhookHandler, HandlerContext, CancelInvitation } from './webhooks/handlers/index.js';
 export type { ReceivedEvent } from './webhooks/inbox.js';
 export type { PartnerKind } from '../contract/decisions.js';
+// The kit's own provider, the built-in quiz: what src/provider/index.ts hands on until a fork replaces it.
+export { demoProvider } from './provider/demo/index.js';
+export type { DemoSettings } from './provider/demo/settings.js';

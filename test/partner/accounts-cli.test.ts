@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { accountsCli } from '../../scripts/accounts.js';
+import { accountsCli, type AccountsIo } from '../../scripts/accounts.js';
+import type { Provider } from '../../src/partner/index.js';
 import { freshDatabase, rowsOf } from '../support/database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -17,10 +18,10 @@ const run = promisify(execFile);
  * The command in this process, as its entry point runs it, answering as `execFile` does: its
  * output when it exits 0, else a rejection carrying the exit code and the output.
  */
-async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+async function inProcess(args: string[], env: NodeJS.ProcessEnv, provider?: AccountsIo['provider']): Promise<{ stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await accountsCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env });
+  const code = await accountsCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env, ...(provider && { provider }) });
   if (code !== 0) throw Object.assign(new Error(`accounts ${args.join(' ')} exited ${code}`), { code, stdout, stderr });
   return { stdout, stderr };
 }
@@ -83,6 +84,26 @@ describe('accounts CLI', () => {
   it('when an unknown account is revoked, then it is an error like an unknown account\'s token', async () => {
     await expect(cli('revoke', '99')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('No account 99') });
     await expect(cli('revoke', '99', '--json')).rejects.toMatchObject({ code: 2, stdout: '' });
+  });
+
+  it('when the provider has no catalog, then create --test refuses with exit 2, says so, and creates no account', async () => {
+    // A product that keeps its tests itself: no `catalog` to add tests to.
+    const hosted: Provider = {
+      kind: 'assessment',
+      listTests: async () => [{ id: 'js', name: 'JavaScript' }],
+      startInvitation: async (invitation) => ({ candidateUrl: `https://product.example/${invitation.reportId}` }),
+    };
+    const before = JSON.parse((await cli('list', '--json')).stdout) as unknown[];
+    const failed = await inProcess(['create', 'Hosted Inc', '--test', 'SQL'], env, async () => hosted).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toContain('the provider has no catalog');
+    expect(failed?.stderr).not.toMatch(/^ {4}at /m);
+    expect(JSON.parse((await cli('list', '--json')).stdout)).toEqual(before);
+    // Without --test, the account is created as for any provider.
+    expect((await inProcess(['create', 'Hosted Inc'], env, async () => hosted)).stdout).toContain('(Hosted Inc)');
   });
 
   it('when asked for help, then it prints the usage and exits 0', async () => {

@@ -1,0 +1,211 @@
+/**
+ * The test harness for a fork's provider: the bundled mock platform and a partner running your
+ * provider, in the test's process, on ports the system picks, registered and integrated — the
+ * state right before a recruiter's first send — and the calls a test makes from there:
+ *
+ *   import { startHarness } from '../testing/index.js';
+ *   import provider from './index.js';
+ *
+ *   const harness = await startHarness({ provider });
+ *   const [test] = await harness.listTests();              // the platform asks your partner
+ *   const reportId = await harness.send(test!.id);         // a recruiter sends Ada the test
+ *   await harness.postResult(reportId, { status: 'completed', score: '87%' }); // your product, signed
+ *   await harness.waitForReport(reportId, (r) => r.status === 'completed');    // the platform's view
+ *   await harness.close();
+ *
+ * Tests of your provider go beside it, as `src/provider/**\/*.test.ts`: `npm test` runs them, and
+ * `npx vitest run src/provider` runs them alone. The harness is for tests only: it imports the
+ * mock platform, which is never deployed, so the build leaves it out (tsconfig.build.json).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { accountsCli } from '../../scripts/accounts.js';
+import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
+import type { Report } from '../contract/schemas.js';
+import { startMockPlatform } from '../mock-platform/server.js';
+import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../mock-platform/seed.js';
+import {
+  loadConfig,
+  signVendorResult,
+  startPartner,
+  VENDOR_SIGNATURE_HEADER,
+  type PartnerRoutes,
+  type ProviderSource,
+  type RunningPartner,
+  type WebhookHandler,
+} from '../partner/index.js';
+
+/** The sandbox company the harness integrates (Acme Corp) and the candidate it sends tests to (Ada Lovelace). */
+const COMPANY = SEED_COMPANIES[0];
+const API_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === COMPANY.id)!.token;
+const CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === COMPANY.id)!;
+
+export interface HarnessOptions {
+  /** Your provider, as src/provider/index.ts default-exports it. */
+  provider: ProviderSource;
+  webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  routes?: PartnerRoutes;
+  /** Tests added to the fresh customer account's catalog (`npm run accounts -- create … --test`); the provider needs a `catalog`. */
+  tests?: readonly string[];
+  /** The partner record registered: scripts/partner-manifest.json unless given. Its `kind` is the partner's PARTNER_KIND. */
+  manifest?: string;
+  /** The codename registered on the mock platform (default `harness-partner`). */
+  codename?: string;
+  /** More settings for the partner, as in `.env` (LOG_LEVEL=info to see its log, say). */
+  env?: Record<string, string>;
+}
+
+export interface Harness {
+  /** The mock platform's address (its sandbox UI and API). */
+  platformUrl: string;
+  /** The partner as `startPartner` returns it: `publicUrl`, and `reports` for results pushed in process. */
+  partner: RunningPartner;
+  /** The customer account the company integrated with, and its token. */
+  account: { id: number; token: string };
+  /** The tests the platform lists for your partner: it calls your `tests` callback. */
+  listTests(): Promise<{ id: number | string; name: string }[]>;
+  /** A recruiter sends the candidate `testId` (named as listed, unless `testName` is given); the report id. */
+  send(testId: number | string, testName?: string): Promise<string>;
+  /** The report as the platform shows it. */
+  report(reportId: string): Promise<Report>;
+  /** The report once `until` holds for it, as the platform shows it; rejects after `timeoutMs` (default 15 s). */
+  waitForReport(reportId: string, until: (report: Report) => boolean, timeoutMs?: number): Promise<Report>;
+  /**
+   * Your product posts `body` to `POST /vendor/reports/{reportId}/result`, signed with the partner's
+   * VENDOR_RESULTS_SECRET (docs/results-endpoint.md); the partner's answer.
+   */
+  postResult(reportId: string, body: unknown): Promise<{ status: number; body: unknown }>;
+  /** Stops the partner and the platform and removes the partner's database. */
+  close(): Promise<void>;
+}
+
+/** Starts the mock platform and a partner running `options.provider`, registered, with Acme Corp integrated. */
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const codename = options.codename ?? 'harness-partner';
+  const manifestFile = options.manifest ?? DEFAULT_MANIFEST;
+  const dir = mkdtempSync(path.join(tmpdir(), 'harness-'));
+  const resultsSecret = randomBytes(32).toString('hex');
+  const platform = await startMockPlatform({ port: 0, logLevel: 'silent' });
+  const stops: (() => Promise<void>)[] = [async () => rmSync(dir, { recursive: true, force: true }), () => platform.close()];
+  const close = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  const api = (method: 'GET' | 'POST', route: string, body?: unknown) => json(method, `${platform.url}/api/marketplace/c/${COMPANY.id}${route}`, body);
+  try {
+    const register = async (publicUrl: string) => {
+      const result = await registerPartner({
+        platformUrl: platform.url,
+        codename,
+        companyId: COMPANY.id,
+        apiToken: API_TOKEN,
+        partner: loadManifest(manifestFile, publicUrl),
+      });
+      if (!result.ok) throw new Error(`The platform refused the registration: ${result.message}`);
+      return result.partner;
+    };
+    // The partner needs its secret before it starts, and knows its port only once it listens.
+    const registered = await register('http://127.0.0.1:0');
+    const env: Record<string, string> = {
+      DATABASE_PATH: path.join(dir, 'partner.db'),
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      PLATFORM_URL: platform.url,
+      PARTNER_CODENAME: codename,
+      PARTNER_SECRET: registered.secret,
+      PARTNER_KIND: registered.kind,
+      VENDOR_RESULTS_SECRET: resultsSecret,
+      ...options.env,
+    };
+    // The customer account, as the vendor creates one: `npm run accounts -- create … --test …`.
+    const account = await createAccount(env, options.provider, options.tests ?? []);
+    const partner = await startPartner({
+      config: loadConfig(env),
+      provider: options.provider,
+      webhookHandlers: options.webhookHandlers,
+      routes: options.routes,
+      overrides: { pollIntervalMs: 50 },
+    });
+    stops.push(() => partner.close());
+    await register(partner.publicUrl);
+    // The company pastes the customer's token: the platform validates it with the partner.
+    const integrated = await api('POST', `/partners/${codename}/integration`, { token: account.token });
+    if (integrated.status >= 300) throw new Error(`Integration refused (${integrated.status}): ${JSON.stringify(integrated.body)}`);
+
+    const harness: Harness = {
+      platformUrl: platform.url,
+      partner,
+      account,
+      async listTests() {
+        const res = await api('GET', `/partners/${codename}/tests`);
+        if (res.status !== 200) throw new Error(`The platform could not list the tests (${res.status}): ${JSON.stringify(res.body)}`);
+        return (res.body as { tests: { id: number | string; name: string }[] }).tests;
+      },
+      async send(testId, testName) {
+        const name = testName ?? (await harness.listTests()).find((t) => String(t.id) === String(testId))?.name ?? String(testId);
+        const res = await api('POST', `/partners/${codename}/send`, { candidate_id: CANDIDATE.id, test_id: testId, test_name: name });
+        if (res.status !== 201) throw new Error(`The send failed (${res.status}): ${JSON.stringify(res.body)}`);
+        return (res.body as { report: Report }).report.id;
+      },
+      async report(reportId) {
+        const res = await api('GET', `/reports/${encodeURIComponent(reportId)}`);
+        if (res.status !== 200) throw new Error(`No report ${reportId} on the platform (${res.status})`);
+        return (res.body as { report: Report }).report;
+      },
+      async waitForReport(reportId, until, timeoutMs = 15_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const report = await harness.report(reportId);
+          if (until(report)) return report;
+          if (Date.now() > deadline) throw new Error(`Report ${reportId} did not get there within ${timeoutMs} ms; it is ${JSON.stringify(report)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      },
+      async postResult(reportId, body) {
+        const raw = JSON.stringify(body);
+        // The one place the harness signs: it signs as the vendor's product must (results/signature.ts).
+        const signature = signVendorResult(env.VENDOR_RESULTS_SECRET!, raw);
+        return json('POST', `${partner.publicUrl}/vendor/reports/${encodeURIComponent(reportId)}/result`, raw, { [VENDOR_SIGNATURE_HEADER]: signature });
+      },
+      close,
+    };
+    return harness;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** The account `npm run accounts -- create` creates, in the partner's database, with `tests` in its catalog. */
+async function createAccount(env: Record<string, string>, provider: ProviderSource, tests: readonly string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await accountsCli(['create', 'Acme Corp', ...tests.flatMap((t) => ['--test', t]), '--json'], {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    env,
+    provider: async () => provider,
+  });
+  if (code !== 0) throw new Error(`Could not create the customer account: ${stderr.trim()}`);
+  return JSON.parse(stdout) as { id: number; token: string };
+}
+
+/** A JSON request; `body` a value, or the raw text to send. The status and the parsed answer. */
+async function json(method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await request(url, {
+    method,
+    headers: { accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await res.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the text as it came.
+  }
+  return { status: res.statusCode, body: parsed };
+}
