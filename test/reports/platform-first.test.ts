@@ -84,6 +84,17 @@ describe('the invitation e-mail waits for the platform to accept the report', ()
     expect((await world.partner.row('SELECT count(*) AS n FROM mail_outbox'))!.n).toBe(0);
     const page = await dashboardPage(world, reportId);
     expect(page.text).toContain('the invitation e-mail goes out once the platform has accepted');
+    expect(page.text).not.toContain('Resend invitation e-mail');
+    // Nor can the operator send it ahead of the platform.
+    const resend = await world.partner
+      .http()
+      .post(`/admin/reports/${reportId}/resend`)
+      .auth(ADMIN.username, ADMIN.password)
+      .set('Origin', world.partner.publicUrl)
+      .type('form')
+      .send({});
+    expect(resend.headers.location).toBe('/admin?notice=not-resent');
+    expect(await world.partner.sender.runOnce()).toMatchObject({ sent: 0 });
 
     await world.partner.deliverUntilIdle();
     expect(await world.partner.sender.runOnce()).toMatchObject({ sent: 1 });

@@ -38,8 +38,8 @@ export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
  *
  *   start     → report urls.show + urls.cancel (the report's first update)
  *   accepted  → the platform accepted a report update for the first time: the invitation e-mail
- *               (PLATFORM_FIRST, reports/policy.ts: never an e-mail for a report the platform does
- *               not know)
+ *               (the platform first, `reportKnown` in reports/policy.ts: never an e-mail for a
+ *               report the platform does not know)
  *   unknown   → the platform answered 404 to a report it never accepted an update of: canceled,
  *               with the reason; no e-mail, no update (the platform has no report to update)
  *   finish    → report status (completed | failed), score, completed_at, urls.show
@@ -198,10 +198,11 @@ export function invitationLifecycle(deps: {
 
   /**
    * The platform answered 404 to an update of the report, in `tx`, the delivery's own transaction.
-   * A report it never accepted an update of was never known to it (the send's answer was lost):
-   * the invitation is canceled, with `reason`, and nothing is queued — no e-mail was, and the
-   * platform has no report to update. Once the platform accepted one, a 404 means the report was
-   * deleted since: the invitation stays as it is (PLATFORM_FIRST, reports/policy.ts).
+   * A report it never accepted an update of is unknown to it (the send's answer was lost, or the
+   * report deleted before its first update): the invitation is canceled, with `reason`, and nothing
+   * is queued — no e-mail was, and the platform has no report to update. Once the platform accepted
+   * one, a 404 means the report was deleted since: the invitation stays as it is (the platform
+   * first, `reportKnown` in reports/policy.ts).
    */
   const unknown = async (tx: Sql, reportId: string, reason: string): Promise<boolean> => {
     const now = isoAt(clock.now());
@@ -210,9 +211,8 @@ export function invitationLifecycle(deps: {
         WHERE report_id = $3 AND status = 'sent' AND platform_accepted_at IS NULL`,
       [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId],
     );
-    if (canceled.changes === 0) return false;
-    await mail.skipPendingOf(tx, reportId, 'the platform does not know the report');
-    return true;
+    // No e-mail to drop: one is queued only once the platform accepted the report.
+    return canceled.changes === 1;
   };
 
   const after = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
