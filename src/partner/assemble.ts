@@ -142,6 +142,8 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     timeouts: deps.deliveryTimeouts,
     random: deps.random,
     leaseMs: config.jobLeaseMs,
+    recordAnswer: lifecycle.platformAnswered,
+    onRecorded: lifecycle.wake,
   });
   const webhooks = webhookProcessor({
     sql,

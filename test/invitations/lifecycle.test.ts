@@ -18,13 +18,13 @@ describe('invitation lifecycle', () => {
    */
   const fillDisk = async (): Promise<() => Promise<void>> => {
     if (h.sql.dialect === 'sqlite') {
-      await h.sql.exec(`CREATE TEMP TRIGGER full_disk BEFORE INSERT ON mail_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+      await h.sql.exec(`CREATE TEMP TRIGGER full_disk BEFORE INSERT ON report_updates BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
       return () => h.sql.exec('DROP TRIGGER full_disk');
     }
     await h.sql.exec(`
       CREATE FUNCTION full_disk() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
-      CREATE TRIGGER full_disk BEFORE INSERT ON mail_outbox FOR EACH ROW EXECUTE FUNCTION full_disk();`);
-    return () => h.sql.exec('DROP TRIGGER full_disk ON mail_outbox; DROP FUNCTION full_disk()');
+      CREATE TRIGGER full_disk BEFORE INSERT ON report_updates FOR EACH ROW EXECUTE FUNCTION full_disk();`);
+    return () => h.sql.exec('DROP TRIGGER full_disk ON report_updates; DROP FUNCTION full_disk()');
   };
 
   const updates = async (reportId: string) =>
@@ -33,13 +33,15 @@ describe('invitation lifecycle', () => {
       body: JSON.parse(r.body as string),
     }));
 
-  it('when send_candidate answers, then nothing is sent yet: the e-mail and the first update come after the start', async () => {
+  it('when send_candidate answers, then nothing is sent yet: the first update comes after the start, the e-mail once the platform accepted it', async () => {
     const body = sendBody(c.tests[0]!.id);
     expect((await h.send(c.token, body)).status).toBe(201);
     expect(await h.row('SELECT count(*) AS n FROM mail_outbox')).toEqual({ n: 0 });
     expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 0 });
 
     expect(await h.starter.runOnce()).toBe(1);
+    expect(await h.row('SELECT count(*) AS n FROM mail_outbox')).toEqual({ n: 0 });
+    await h.platformAccepts();
     expect(await h.rows('SELECT kind, status FROM mail_outbox WHERE report_id = ?', body.report_id)).toEqual([
       { kind: 'invitation', status: 'pending' },
     ]);
@@ -56,14 +58,15 @@ describe('invitation lifecycle', () => {
     await h.send(c.token, body);
     await h.close({ keepFiles: true });
 
-    // Restart 1: the invitation row is the queue; it starts and queues its e-mail.
+    // Restart 1: the invitation row is the queue; it starts and queues its first update.
     let restarted = await flowHarness({ database: h.database });
     expect(await restarted.starter.runOnce()).toBe(1);
     expect(await restarted.mails()).toHaveLength(0);
     await restarted.close({ keepFiles: true });
 
-    // Restart 2: the e-mail queued with the start is sent, once.
+    // Restart 2: the platform accepts the first update, and the e-mail that queues is sent, once.
     restarted = await flowHarness({ database: h.database });
+    await restarted.platformAccepts();
     expect(await restarted.sender.runOnce()).toMatchObject({ sent: 1 });
     expect(await restarted.sender.runOnce()).toMatchObject({ sent: 0 });
     expect(await restarted.starter.runOnce()).toBe(0);
@@ -77,7 +80,7 @@ describe('invitation lifecycle', () => {
     h = await flowHarness(); // for afterEach
   });
 
-  it('when queuing the e-mail fails inside the start, then the start is rolled back and retried later: nothing half-done', async () => {
+  it('when queuing the first update fails inside the start, then the start is rolled back and retried later: nothing half-done', async () => {
     const body = sendBody(c.tests[0]!.id);
     await h.send(c.token, body);
     const emptyDisk = await fillDisk();
@@ -101,6 +104,7 @@ describe('invitation lifecycle', () => {
     const body = sendBody(c.tests[0]!.id);
     await h.send(c.token, body);
     await h.starter.runOnce();
+    await h.platformAccepts();
     const cancel = () => h.http().post(`/callbacks/reports/${body.report_id}/cancel`).set('Authorization', `Bearer ${c.token}`);
     expect((await cancel()).status).toBe(200);
     expect((await cancel()).status).toBe(200);

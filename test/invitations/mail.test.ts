@@ -68,6 +68,7 @@ describe('invitation e-mail delivery', () => {
       reportIds.push(body.report_id);
     }
     await h.starter.runOnce();
+    await h.platformAccepts();
     return { h, reportIds, log: log.entries, seenWhileSending, statuses, close: () => (other?.close(), h.close()) };
   }
 
@@ -138,6 +139,7 @@ describe('invitation e-mail delivery', () => {
       const c = await h.customer('Acme', ['SQL basics']);
       for (let i = 0; i < 25; i++) await h.send(c.token, sendBody(c.tests[0]!.id));
       await h.starter.runOnce();
+      await h.platformAccepts();
       const run = await h.sender.runOnce(stopping.signal);
       expect(run.sent).toBeGreaterThanOrEqual(3);
       expect(run.sent).toBeLessThanOrEqual(4); // what the two connections had in hand
@@ -155,6 +157,7 @@ describe('invitation e-mail delivery', () => {
       const c = await h.customer('Acme', ['SQL basics']);
       await h.send(c.token, sendBody(c.tests[0]!.id));
       await h.starter.runOnce();
+      await h.platformAccepts();
       const t0 = h.clock.now();
       expect(await h.sender.runOnce()).toMatchObject({ retry: 1, sent: 0 });
       const row = (await h.row('SELECT status, attempts, next_attempt_at, last_error FROM mail_outbox'))!;
@@ -179,6 +182,7 @@ describe('invitation e-mail delivery', () => {
       const body = sendBody(c.tests[0]!.id);
       await h.send(c.token, body);
       await h.starter.runOnce();
+      await h.platformAccepts();
       await h.sender.runOnce(); // fails, retry later
       await h.lifecycle.cancel(body.report_id, 'vendor');
       h.clock.advance(60_000);

@@ -139,10 +139,29 @@ export async function flowHarness(options: FlowOptions = {}) {
       return request(parts.app).post('/callbacks/send_candidate').set('Authorization', `Bearer ${token}`).send(body);
     },
 
-    /** Starts what is due and sends the e-mail it queued. */
+    /**
+     * Starts what is due and sends the e-mails that may go. An invitation e-mail waits until the
+     * platform has accepted the report's first update: with a `platform`, the delivery worker gets
+     * it there (`deliverUntilIdle`), so this sends none of the new ones; without one, the platform
+     * is stood in for, and accepts every started report (`platformAccepts`).
+     */
     async startAndMail() {
       await parts.starter.runOnce();
+      if (!platform) await h.platformAccepts();
       return parts.sender.runOnce();
+    },
+
+    /**
+     * For a harness with no platform: what the delivery worker records when the platform answers
+     * 2xx to a report's first update, for every started report it has not accepted yet.
+     */
+    async platformAccepts() {
+      const started = await sql.all<{ report_id: string }>(
+        'SELECT report_id FROM invitations WHERE started_at IS NOT NULL AND platform_accepted_at IS NULL ORDER BY id',
+      );
+      await sql.transaction(async (tx) => {
+        for (const { report_id } of started) await parts.lifecycle.platformAnswered(tx, report_id, { accepted: true });
+      });
     },
 
     /**

@@ -29,7 +29,11 @@ async function invite(test = 'JavaScript fundamentals') {
   const c = await h.customer('Acme', [test], 3);
   const body = sendBody(c.tests[0]!.id);
   await h.send(c.token, body).expect(201);
-  await h.startAndMail();
+  await h.starter.runOnce();
+  // This platform refuses connections, so that the delivery log has retries to show; its
+  // acceptance of the report, which lets the e-mail go, is stood in for.
+  await h.platformAccepts();
+  await h.sender.runOnce();
   return { reportId: body.report_id, link: linkIn((await h.mails())[0]!.text), testId: c.tests[0]!.id, accountId: c.accountId };
 }
 

@@ -54,7 +54,7 @@ function databaseAtVersion2(): string {
 describe('migration 003: the outboxes find their invitation by row id', () => {
   it('keeps every e-mail, update and attempt with its id, links each to its invitation, and reads them by report as before', async () => {
     const db = openDb(databaseAtVersion2());
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(3);
     expect(db.prepare('SELECT id, invitation_id, report_id, recipient FROM mail_outbox').all()).toEqual([
       { id: 4, invitation_id: 7, report_id: REPORT, recipient: 'ada@example.com' },
     ]);
@@ -102,6 +102,64 @@ describe('migration 003: the outboxes find their invitation by row id', () => {
     await expect(sql.transaction((tx) => reportOutbox(sql, clock).enqueue(tx, missing, { status: 'canceled' }))).rejects.toThrow(/No invitation for report/);
     await expect(sql.transaction((tx) => mailOutbox(sql, clock).enqueue(tx, missing, 'invitation'))).rejects.toThrow(/No invitation for report/);
     expect(db.prepare('SELECT count(*) AS n FROM report_updates WHERE report_id = ?').get(missing)).toEqual({ n: 0 });
+    db.close();
+  });
+});
+
+/** A database as the version before 004 left it: three invitations, at three points of their way. */
+function databaseAtVersion3(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'migration-004-'));
+  dirs.push(dir);
+  const older = path.join(dir, 'migrations');
+  mkdirSync(older);
+  for (const f of ['001_initial.sql', '002_vendor_progress.sql', '003_outboxes_by_invitation.sql']) copyFileSync(path.join(MIGRATIONS, f), path.join(older, f));
+  const file = path.join(dir, 'partner.db');
+  const db = openDb(file, { migrationsDir: older });
+  const at = '2026-11-23T10:00:00.000Z';
+  db.prepare("INSERT INTO accounts (id, name, created_at) VALUES (1, 'Acme', ?)").run(at);
+  const invitation = db.prepare(
+    `INSERT INTO invitations (id, report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name, email, started_at, created_at, updated_at)
+     VALUES (?, ?, 1, 1, 17, '1', 'Logic', 'Ada', 'Lovelace', 'ada@example.com', ?, ?, ?)`,
+  );
+  const mail = db.prepare(
+    `INSERT INTO mail_outbox (invitation_id, report_id, kind, status, next_attempt_at, give_up_at, created_at, updated_at)
+     VALUES (?, ?, 'invitation', ?, ?, ?, ?, ?)`,
+  );
+  const update = db.prepare(
+    `INSERT INTO report_updates (invitation_id, report_id, body, status, delivered_at, next_attempt_at, give_up_at, created_at, updated_at)
+     VALUES (?, ?, '{"urls":{}}', ?, ?, ?, ?, ?, ?)`,
+  );
+  // 1: the platform took its first update, and the candidate was e-mailed.
+  invitation.run(1, 'r-delivered', at, at, at);
+  update.run(1, 'r-delivered', 'delivered', '2026-11-23T10:00:05.000Z', at, at, at, at);
+  mail.run(1, 'r-delivered', 'sent', at, at, at, at);
+  // 2: e-mailed long ago; its delivered updates pruned since.
+  invitation.run(2, 'r-mailed', at, at, '2026-11-23T10:30:00.000Z');
+  mail.run(2, 'r-mailed', 'sent', at, at, at, at);
+  // 3: the first update and the e-mail both still waiting.
+  invitation.run(3, 'r-waiting', at, at, at);
+  update.run(3, 'r-waiting', 'pending', null, at, at, at, at);
+  mail.run(3, 'r-waiting', 'pending', at, at, at, at);
+  db.close();
+  return file;
+}
+
+describe('migration 004: the invitation e-mail waits for the platform to accept the report', () => {
+  it('counts the reports the platform took an update of, or whose candidate was e-mailed, as accepted; an e-mail still waiting on the rest is dropped, to be queued on acceptance', () => {
+    const db = openDb(databaseAtVersion3());
+    expect(db.prepare('SELECT report_id, platform_accepted_at, cancel_reason FROM invitations ORDER BY id').all()).toEqual([
+      { report_id: 'r-delivered', platform_accepted_at: '2026-11-23T10:00:05.000Z', cancel_reason: null },
+      { report_id: 'r-mailed', platform_accepted_at: '2026-11-23T10:30:00.000Z', cancel_reason: null },
+      { report_id: 'r-waiting', platform_accepted_at: null, cancel_reason: null },
+    ]);
+    expect(db.prepare('SELECT report_id, status FROM mail_outbox ORDER BY id').all()).toEqual([
+      { report_id: 'r-delivered', status: 'sent' },
+      { report_id: 'r-mailed', status: 'sent' },
+    ]);
+    expect(db.prepare('SELECT report_id, status FROM report_updates ORDER BY id').all()).toEqual([
+      { report_id: 'r-delivered', status: 'delivered' },
+      { report_id: 'r-waiting', status: 'pending' },
+    ]);
     db.close();
   });
 });

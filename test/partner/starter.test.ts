@@ -66,7 +66,8 @@ describe('invitation starter', () => {
 
   it('when several invitations are due, then their starts are recorded in one transaction, and one that fails to record does not undo the others', async () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
-    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock) });
+    const links = { resultsUrl: (id: string) => `http://partner.test/results/${id}`, cancelUrl: (id: string) => `http://partner.test/cancel/${id}` };
+    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
     let transactions = 0;
     const { logger, entries } = capturedLogger();
     const s = starter({
@@ -91,9 +92,9 @@ describe('invitation starter', () => {
     expect((await row(ids[0]!)).started_at).not.toBeNull();
     expect((await row(ids[2]!)).started_at).not.toBeNull();
     expect(await row(ids[1]!)).toMatchObject({ started_at: null, start_attempts: 1, start_error: 'report update refused' });
-    // The recorded starts queued their e-mails; the failed one queued nothing.
-    const mails = (await h.rows('SELECT report_id FROM mail_outbox ORDER BY id')).map((m) => m.report_id);
-    expect(mails).toEqual([ids[0], ids[2]]);
+    // The recorded starts queued their first updates; the failed one queued nothing.
+    const updates = (await h.rows('SELECT report_id FROM report_updates ORDER BY id')).map((u) => u.report_id);
+    expect(updates).toEqual([ids[0], ids[2]]);
     // One line for the batch's starts, naming each; the failure has a line of its own.
     expect(entries().map((e) => [e.level, e.msg, e.reportIds ?? e.reportId])).toEqual([
       ['warn', 'invitation start failed', ids[1]],

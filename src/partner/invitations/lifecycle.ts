@@ -36,7 +36,12 @@ export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
  * candidate (mail_outbox). The workers that send them run later; a crash at any point leaves
  * either the change and its announcements, or neither.
  *
- *   start     → invitation e-mail; report urls.show + urls.cancel
+ *   start     → report urls.show + urls.cancel (the report's first update)
+ *   accepted  → the platform accepted a report update for the first time: the invitation e-mail
+ *               (the platform first, `reportKnown` in reports/policy.ts: never an e-mail for a
+ *               report the platform does not know)
+ *   unknown   → the platform answered 404 to a report it never accepted an update of: canceled,
+ *               with the reason; no e-mail, no update (the platform has no report to update)
  *   finish    → report status (completed | failed), score, completed_at, urls.show
  *               (+ subtitle, properties for assessments)
  *   cancel    → report status canceled; unsent e-mail dropped; the candidate link stops working
@@ -52,7 +57,10 @@ export function invitationLifecycle(deps: {
   kind: PartnerKind;
   reports: ReportOutbox;
   mail: MailOutbox;
-  /** Without links (an app that serves the callbacks only), updates carry no URLs. */
+  /**
+   * Without links (an app that serves the callbacks only, with no workers), updates carry no URLs
+   * and a start queues no first update, so nothing is e-mailed either.
+   */
   links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
   /** Told after a commit that queued something, so the workers need not wait for their next poll. */
   wake?: () => void;
@@ -76,7 +84,7 @@ export function invitationLifecycle(deps: {
         [now, candidateUrl, reportId],
       );
       if (started.changes === 0) return false;
-      await mail.enqueue(t, reportId, 'invitation');
+      // The e-mail waits for the platform to accept this update (`accepted`).
       if (links) await queue(t, reportId, { urls: { show: links.resultsUrl(reportId), cancel: links.cancelUrl(reportId) } });
       return true;
     };
@@ -158,14 +166,54 @@ export function invitationLifecycle(deps: {
 
   const resend = (reportId: string, candidateUrl: string): Promise<boolean> =>
     sql.transaction(async (tx) => {
+      // Before the platform accepted the report there is no e-mail to send again: the one the
+      // acceptance queues carries the newest link (it is rendered when it is sent).
       const relinked = await tx.run(
-        `UPDATE invitations SET candidate_url = $1, updated_at = $2 WHERE report_id = $3 AND status = 'sent' AND started_at IS NOT NULL`,
+        `UPDATE invitations SET candidate_url = $1, updated_at = $2
+          WHERE report_id = $3 AND status = 'sent' AND started_at IS NOT NULL AND platform_accepted_at IS NOT NULL`,
         [candidateUrl, isoAt(clock.now()), reportId],
       );
       if (relinked.changes === 0) return false;
       await mail.enqueue(tx, reportId, 'invitation');
       return true;
     });
+
+  /**
+   * The platform accepted an update of the report (2xx), in `tx`, the delivery's own transaction.
+   * The first time, it is the proof the platform knows the report: the invitation e-mail is queued,
+   * unless the invitation is no longer `sent`. True when it queued the e-mail.
+   */
+  const accepted = async (tx: Sql, reportId: string): Promise<boolean> => {
+    const now = isoAt(clock.now());
+    // The UPDATE reads the row as committed last (and waits for a cancel in flight): the e-mail is
+    // queued once, whichever instance records the acceptance, and never after a cancel.
+    const first = await tx.get<{ status: ReportStatus; started_at: string | null }>(
+      `UPDATE invitations SET platform_accepted_at = $1 WHERE report_id = $2 AND platform_accepted_at IS NULL RETURNING status, started_at`,
+      [now, reportId],
+    );
+    if (!first || first.status !== 'sent' || first.started_at === null) return false;
+    await mail.enqueue(tx, reportId, 'invitation');
+    return true;
+  };
+
+  /**
+   * The platform answered 404 to an update of the report, in `tx`, the delivery's own transaction.
+   * A report it never accepted an update of is unknown to it (the send's answer was lost, or the
+   * report deleted before its first update): the invitation is canceled, with `reason`, and nothing
+   * is queued — no e-mail was, and the platform has no report to update. Once the platform accepted
+   * one, a 404 means the report was deleted since: the invitation stays as it is (the platform
+   * first, `reportKnown` in reports/policy.ts).
+   */
+  const unknown = async (tx: Sql, reportId: string, reason: string): Promise<boolean> => {
+    const now = isoAt(clock.now());
+    const canceled = await tx.run(
+      `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = 'platform', cancel_reason = $2, updated_at = $1
+        WHERE report_id = $3 AND status = 'sent' AND platform_accepted_at IS NULL`,
+      [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId],
+    );
+    // No e-mail to drop: one is queued only once the platform accepted the report.
+    return canceled.changes === 1;
+  };
 
   const after = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
     const result = await fn(...args);
@@ -204,8 +252,18 @@ export function invitationLifecycle(deps: {
     progress,
     /** Canceled by the platform (urls.cancel) or by the vendor (dashboard). */
     cancel: after(cancel),
-    /** A new link and e-mail for a started invitation (the dashboard's "resend"). */
+    /**
+     * A new link and e-mail for a started invitation (the dashboard's "resend"). False before the
+     * platform accepted the report: the e-mail has not gone out once yet.
+     */
     resend: after(resend),
+    /**
+     * What the platform's answer to a report update means for the invitation, recorded in the
+     * delivery worker's transaction `tx` (the caller wakes the workers once it commits): `accepted`
+     * for a 2xx, `unknown` for a 404. True when it changed something.
+     */
+    platformAnswered: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }): Promise<boolean> =>
+      answer.accepted ? accepted(tx, reportId) : unknown(tx, reportId, answer.reason),
     /** Tells the workers something was queued (after a transaction of the caller's own committed). */
     wake,
   };

@@ -36,6 +36,10 @@ export interface Invitation extends NewInvitation {
   details: ResultDetail[] | null;
   canceledAt: string | null;
   canceledBy: 'platform' | 'vendor' | null;
+  /** Why it was canceled, when the kit canceled it on its own (the platform does not know the report); null otherwise. */
+  cancelReason: string | null;
+  /** When the platform first accepted an update of the report: it knows the report; the e-mail may go. */
+  platformAcceptedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -66,6 +70,8 @@ interface Row {
   details: string | null;
   canceled_at: string | null;
   canceled_by: 'platform' | 'vendor' | null;
+  cancel_reason: string | null;
+  platform_accepted_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -213,6 +219,8 @@ function toInvitation(r: Row): Invitation {
     details: r.details === null ? null : (JSON.parse(r.details) as ResultDetail[]),
     canceledAt: r.canceled_at,
     canceledBy: r.canceled_by,
+    cancelReason: r.cancel_reason,
+    platformAcceptedAt: r.platform_accepted_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

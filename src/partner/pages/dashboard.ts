@@ -49,7 +49,7 @@ const NOTICES = {
   decided: { kind: 'ok', text: 'The result was recorded; the platform will be told.' },
   'not-decided': { kind: 'error', text: 'A result can be recorded only for an open invitation whose candidate has given consent.' },
   resent: { kind: 'ok', text: 'A new invitation e-mail with a fresh link is on its way.' },
-  'not-resent': { kind: 'error', text: 'Only an open invitation that has started can be sent again.' },
+  'not-resent': { kind: 'error', text: 'Only an open invitation whose e-mail went out (the platform has accepted its report) can be sent again.' },
 } as const;
 type Notice = keyof typeof NOTICES;
 
@@ -220,7 +220,8 @@ export function dashboard(deps: DashboardDeps): Router {
 
   router.post('/reports/:reportId/resend', form, async (req, res) => {
     const invitation = await invitationOf(req);
-    if (invitation.status !== 'sent' || invitation.startedAt === null) return done(req, res, 'not-resent');
+    // Before the platform accepted the report no e-mail went out: there is nothing to resend yet.
+    if (invitation.status !== 'sent' || invitation.startedAt === null || invitation.platformAcceptedAt === null) return done(req, res, 'not-resent');
     const { candidateUrl } = await provider.startInvitation(toInvitationToStart(invitation));
     done(req, res, (await lifecycle.resend(invitation.reportId, candidateUrl)) ? 'resent' : 'not-resent');
   });

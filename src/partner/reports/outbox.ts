@@ -110,8 +110,16 @@ export function reportOutbox(sql: Sql, clock: Clock) {
   const now = () => isoAt(clock.now());
   const updates = async (text: string, params: unknown[]) => (await sql.all<UpdateRow>(text, params)).map(toUpdate);
 
-  /** The attempt and what became of its updates, in one transaction. */
-  const record = (attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], apply: (tx: Sql, id: number) => Promise<unknown>) =>
+  /**
+   * The attempt and what became of its updates, in one transaction; `also`: what the answer means
+   * for the invitation (the worker's `recordAnswer`), in the same one. Resolves with what `also` did.
+   */
+  const record = <T>(
+    attempt: Omit<DeliveryAttempt, 'id'>,
+    ids: readonly number[],
+    apply: (tx: Sql, id: number) => Promise<unknown>,
+    also?: (tx: Sql) => Promise<T>,
+  ): Promise<T | undefined> =>
     sql.transaction(async (tx) => {
       await tx.run(
         `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
@@ -124,6 +132,7 @@ export function reportOutbox(sql: Sql, clock: Clock) {
         ],
       );
       for (const id of ids) await apply(tx, id);
+      return also?.(tx);
     });
   const settle = (tx: Sql, id: number, status: UpdateStatus, lastStatus: number | null, error: string | null, deliveredAt: string | null, at: string) =>
     tx.run(
@@ -210,16 +219,22 @@ export function reportOutbox(sql: Sql, clock: Clock) {
       return (await sql.all<AttemptRow>(`SELECT * FROM report_update_attempts WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId])).map(toAttempt);
     },
 
-    /** The request for `ids` was answered 2xx: they are delivered. */
-    async delivered(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number): Promise<void> {
+    /** The request for `ids` was answered 2xx: they are delivered. `also` runs in the same transaction. */
+    async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: (tx: Sql) => Promise<T>): Promise<T | undefined> {
       const at = now();
-      await record(attempt, ids, (tx, id) => settle(tx, id, 'delivered', status, null, at, at));
+      return record(attempt, ids, (tx, id) => settle(tx, id, 'delivered', status, null, at, at), also);
     },
 
-    /** The platform refused the request for good: dead letters. */
-    async dead(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string): Promise<void> {
+    /** The platform refused the request for good: dead letters. `also` runs in the same transaction. */
+    async dead<T>(
+      attempt: Omit<DeliveryAttempt, 'id'>,
+      ids: readonly number[],
+      status: number | null,
+      error: string,
+      also?: (tx: Sql) => Promise<T>,
+    ): Promise<T | undefined> {
       const at = now();
-      await record(attempt, ids, (tx, id) => settle(tx, id, 'dead', status, error.slice(0, 1000), null, at));
+      return record(attempt, ids, (tx, id) => settle(tx, id, 'dead', status, error.slice(0, 1000), null, at), also);
     },
 
     /** A failure worth retrying: the updates wait until `nextAt`. */

@@ -54,6 +54,33 @@ export function outcomeOf(status: number): 'delivered' | 'retry' | 'dead' {
 }
 
 /**
+ * [kit decision] The platform first: a candidate is never invited to a report the platform does
+ * not know. The platform learns of a report from its own send_candidate call, but a partner cannot
+ * tell whether the platform received the 201 it answered: when that answer is lost (a crash after
+ * the commit, a cut connection), the platform marks the send failed and hides the report. So:
+ *
+ * - the invitation e-mail is queued only when the platform first accepts (2xx) an update of the
+ *   report — the start's urls.show and urls.cancel, the report's first update. Until then it waits,
+ *   through every retry of that update (5xx, 408, 425, 429, timeouts, connection errors), and past
+ *   its give-up, until an operator's "Retry now" gets it through;
+ * - a 404 (contract §3.2: unknown report) to an update of a report the platform has never accepted
+ *   an update of cancels the invitation: nothing was e-mailed, and the platform is not told (it has
+ *   no report to tell);
+ * - once the platform has accepted one update, a 404 never cancels: the platform knew the report,
+ *   so it was deleted since, and the candidate, already invited, keeps the link; the update is a
+ *   dead letter as any other 4xx. The platform answers the same 404 for a report it never saw and
+ *   for one deleted, so only the platform's own earlier 2xx tells them apart — and a real
+ *   invitation is never lost to a late 404.
+ *
+ * What an answer says about the report: `known` (2xx), `unknown` (404), nothing otherwise.
+ */
+export function reportKnown(status: number | null): 'known' | 'unknown' | undefined {
+  if (status === null) return undefined;
+  if (status >= 200 && status < 300) return 'known';
+  return status === 404 ? 'unknown' : undefined;
+}
+
+/**
  * A Retry-After header (RFC 9110 §10.2.3): delay in seconds, or an HTTP date. undefined when absent
  * or unreadable; otherwise clamped to [minRetryAfterMs, maxRetryAfterMs].
  */

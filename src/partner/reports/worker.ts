@@ -6,6 +6,7 @@ import { isoAt } from '../../lib/clock.js';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
 import type { ReportUpdate } from '../../contract/schemas.js';
 import type { Logger } from '../../lib/http/logger.js';
+import type { Sql } from '../../lib/sql.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
 import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
 import {
@@ -14,6 +15,7 @@ import {
   DELIVERY_RETRY,
   DELIVERY_TIMEOUTS,
   outcomeOf,
+  reportKnown,
   retryAfterMs,
   STORED_RESPONSE_BYTES,
 } from './policy.js';
@@ -72,6 +74,15 @@ export interface DeliveryWorkerDeps {
   concurrency?: number;
   /** How long a claimed report is this instance's to deliver (jobs/lease.ts). */
   leaseMs: number;
+  /**
+   * What the platform's answer says about the report (`reportKnown`, policy.ts): recorded in the
+   * transaction that records the delivery — the lifecycle's `platformAnswered`, which queues the
+   * invitation e-mail on the first acceptance and cancels an invitation the platform does not know.
+   * True when it changed something.
+   */
+  recordAnswer?: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }) => Promise<boolean>;
+  /** Told once `recordAnswer` changed something and committed: an e-mail may be due. */
+  onRecorded?: () => void;
 }
 
 export interface DeliveryRun {
@@ -102,6 +113,10 @@ export const NO_SECRET = 'PARTNER_SECRET is not set: run `npm run register` and 
  * updates become dead letters. Other 4xx are dead letters at once. All of it is stored in the
  * outbox, so a restarted process carries on where it stopped; an update whose answer was lost in a
  * crash is sent again (at least once, never out of order).
+ *
+ * What an answer says about the report itself (`reportKnown`, the platform-first decision in
+ * policy.ts) is recorded with it through `recordAnswer`: the first 2xx lets the invitation e-mail
+ * go, a 404 before any 2xx cancels the invitation.
  */
 export function deliveryWorker(deps: DeliveryWorkerDeps) {
   const { outbox, clock, logger, dispatcher, platform } = deps;
@@ -180,21 +195,33 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     const log = { reportId: head.reportId, updates: ids, status: attempt.responseStatus, error: attempt.error };
 
     const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : 'retry';
+    const known = reportKnown(attempt.responseStatus);
+    const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
+    /** What the answer means for the invitation, in the transaction that records it. */
+    const answered = (answer: { accepted: true } | { accepted: false; reason: string }) => {
+      const recordAnswer = deps.recordAnswer;
+      return recordAnswer && ((tx: Sql) => recordAnswer(tx, head.reportId, answer));
+    };
+    const told = (changed: boolean | undefined) => {
+      if (changed) deps.onRecorded?.();
+    };
     if (outcome === 'delivered') {
-      await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!);
+      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, answered({ accepted: true })));
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
       return true;
     }
-    const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
     const now = clock.now();
     // Every update must have had its whole window: the newest one decides.
     const giveUpAt = Math.max(...rows.map((r) => Date.parse(r.giveUpAt)));
     if (outcome === 'dead' || now >= giveUpAt) {
       const error = outcome === 'dead' ? reason : `gave up after retrying since ${rows[0]!.createdAt}: ${reason}`;
-      await outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error);
+      const unknown = known === 'unknown' ? answered({ accepted: false, reason }) : undefined;
+      const canceled = await outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error, unknown);
       run.dead += ids.length;
       logger.warn({ ...log, error }, 'report update dead-lettered');
+      if (canceled) logger.warn({ reportId: head.reportId, reason }, 'invitation canceled: the platform does not know the report');
+      told(canceled);
       return true;
     }
     const wait =
