@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -12,6 +12,12 @@ export interface RunningPostgres {
   createDatabase(name: string): Promise<string>;
   /** The server's processes (the postmaster and its children), to measure their CPU time. */
   pids(): number[];
+  /**
+   * `pg_ctl restart -m fast`, as an administrator or an upgrade does: every connection is ended,
+   * and the server is down until it accepts connections again, when this resolves. The test's
+   * process goes on meanwhile (its requests are in flight while the server goes away).
+   */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -44,8 +50,10 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  const command = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const [cmd, argv] = command(tool, args);
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
     if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
   };
@@ -77,6 +85,15 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         })
         .map(Number);
       return [postmaster, ...children];
+    },
+    restart() {
+      // -w: until it accepts connections; -l: the server's output to its log, not to a pipe held open.
+      const [cmd, argv] = command('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', 'restart']);
+      const child = spawn(cmd, argv, { cwd: dir, stdio: 'ignore' });
+      return new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}: see ${path.join(dir, 'log')}`))));
+      });
     },
     stop() {
       try {
