@@ -1,12 +1,12 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
 export interface RunningPostgres {
-  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
+  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication (or kit:<password>@ when started with one), loopback only. */
   url: string;
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
@@ -45,7 +45,7 @@ function binDir(): string {
  * loopback port, stopped and deleted by `stop`. PostgreSQL refuses to run as root; as root (CI,
  * containers) it runs as the `postgres` user the Debian package creates.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<RunningPostgres> {
+export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
   const bin = binDir();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
@@ -59,7 +59,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   };
   const data = path.join(dir, 'data');
   const port = await freePort();
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'kit', '--no-sync', '-E', 'UTF8']);
+  // With a password: the server asks for it (SCRAM), as a deployed one does.
+  const auth = options.password === undefined ? ['-A', 'trust'] : ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`];
+  run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   run('pg_ctl', [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
     // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
@@ -68,7 +70,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off ${options.durable ? '' : '-c fsync=off -c full_page_writes=off'}`,
     'start',
   ]);
-  const url = `postgres://kit@127.0.0.1:${port}/postgres`;
+  const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
   return {
     url,
     createDatabase: (name) => createDatabaseOn(url, name),
@@ -103,6 +105,13 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       }
     },
   };
+}
+
+/** initdb's --pwfile: the password in a file of the cluster's folder, readable by the server's user. */
+function passwordFile(dir: string, password: string): string {
+  const file = path.join(dir, 'password');
+  writeFileSync(file, `${password}\n`, { mode: 0o644 });
+  return file;
 }
 
 /** A loopback port nothing listens on right now. */
