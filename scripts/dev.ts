@@ -26,7 +26,7 @@ import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
-import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
+import { EX_CONFIG, StartupError, exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import type { PartnerKind } from '../src/contract/decisions.js';
 import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
@@ -240,14 +240,14 @@ if (isEntryPoint(import.meta.url)) {
   } catch (err) {
     if (err instanceof ConfigError || err instanceof RegisterConfigError) {
       console.error(err.message);
-      process.exit(78);
+      process.exit(EX_CONFIG);
     }
-    const e = err as { code?: string; port?: number; message?: string };
-    console.error(
-      e.code === 'EADDRINUSE'
-        ? `Port ${e.port} is in use: set PORT (partner) or MOCK_PORT (mock) to a free one.`
-        : (e.message ?? String(err)),
-    );
+    // The port of either server in use (naming PORT or MOCK_PORT), the database unreachable: one line.
+    if (err instanceof StartupError) {
+      console.error(err.message);
+      process.exit(err.exitCode);
+    }
+    console.error((err as { message?: string }).message ?? String(err));
     process.exit(1);
   }
   // Ready for Ctrl-C before the banner says so: a signal right after it must still close both servers.

@@ -18,7 +18,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
-import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../lib/cli.js';
+import { EX_CONFIG, exitOnStartupError, exitUnlessRun, isEntryPoint, listenFailure, readCommandLine, type CliOutput } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -99,7 +99,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     });
   } catch (err) {
     db.close();
-    throw err;
+    throw listenFailure(err, { port: options.port ?? 0, host }, { port: 'MOCK_PORT', host: 'MOCK_HOST' });
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -204,9 +204,10 @@ if (isEntryPoint(import.meta.url)) {
   const env = mockOptionsFrom(process.env);
   if (!env.ok) {
     console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
-    process.exit(78); // EX_CONFIG
+    process.exit(EX_CONFIG);
   }
-  const starting = startMockPlatform(env.options);
+  // The port in use prints one line naming MOCK_PORT, not a stack.
+  const starting = startMockPlatform(env.options).catch(exitOnStartupError);
   // Listening for signals before the banner: a Ctrl-C right after it must still close the mock.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -1,17 +1,23 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
 export interface RunningPostgres {
-  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
+  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication (or kit:<password>@ when started with one), loopback only. */
   url: string;
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
   /** The server's processes (the postmaster and its children), to measure their CPU time. */
   pids(): number[];
+  /**
+   * `pg_ctl restart -m fast`, as an administrator or an upgrade does: every connection is ended,
+   * and the server is down until it accepts connections again, when this resolves. The test's
+   * process goes on meanwhile (its requests are in flight while the server goes away).
+   */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -39,19 +45,23 @@ function binDir(): string {
  * loopback port, stopped and deleted by `stop`. PostgreSQL refuses to run as root; as root (CI,
  * containers) it runs as the `postgres` user the Debian package creates.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<RunningPostgres> {
+export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
   const bin = binDir();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  const command = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const [cmd, argv] = command(tool, args);
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
     if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
   };
   const data = path.join(dir, 'data');
   const port = await freePort();
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'kit', '--no-sync', '-E', 'UTF8']);
+  // With a password: the server asks for it (SCRAM), as a deployed one does.
+  const auth = options.password === undefined ? ['-A', 'trust'] : ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`];
+  run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   run('pg_ctl', [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
     // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
@@ -60,7 +70,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off ${options.durable ? '' : '-c fsync=off -c full_page_writes=off'}`,
     'start',
   ]);
-  const url = `postgres://kit@127.0.0.1:${port}/postgres`;
+  const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
   return {
     url,
     createDatabase: (name) => createDatabaseOn(url, name),
@@ -78,6 +88,15 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         .map(Number);
       return [postmaster, ...children];
     },
+    restart() {
+      // -w: until it accepts connections; -l: the server's output to its log, not to a pipe held open.
+      const [cmd, argv] = command('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', 'restart']);
+      const child = spawn(cmd, argv, { cwd: dir, stdio: 'ignore' });
+      return new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}: see ${path.join(dir, 'log')}`))));
+      });
+    },
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
@@ -86,6 +105,13 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       }
     },
   };
+}
+
+/** initdb's --pwfile: the password in a file of the cluster's folder, readable by the server's user. */
+function passwordFile(dir: string, password: string): string {
+  const file = path.join(dir, 'password');
+  writeFileSync(file, `${password}\n`, { mode: 0o644 });
+  return file;
 }
 
 /** A loopback port nothing listens on right now. */
