@@ -57,6 +57,16 @@ describe('validate_token', () => {
     expect((await companyOf(c.accountId)).company_id).toBe(9);
   });
 
+  it.each([['bearer '], ['BEARER '], ['Bearer   '], ['bEaReR\t']])(
+    'when the header starts %j, then the token is accepted as after "Bearer " (the scheme is case-insensitive, RFC 9110)',
+    async (scheme) => {
+      const c = await h.customer('Acme');
+      const res = await request(h.app).post('/callbacks/validate_token').set('Authorization', `${scheme}${c.token}`).send({ company_id: 3 });
+      expect(res.status).toBe(200);
+      expect((await companyOf(c.accountId)).company_id).toBe(3);
+    },
+  );
+
   it.each([
     ['no Authorization header', {}],
     ['a Basic header', { Authorization: 'Basic dXNlcjpwYXNz' }],

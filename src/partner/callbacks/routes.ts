@@ -2,6 +2,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Account, AccountStore } from '../accounts/store.js';
 import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
 import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import { bearerToken } from '../../lib/http/authorization.js';
 import { jsonBody } from '../../lib/perf/json-body.js';
 import { sendJson } from '../../lib/perf/send-json.js';
 import { parseOr422 } from '../../lib/http/validate.js';
@@ -35,9 +36,8 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
   const json = jsonBody(deps.bodyLimitBytes);
 
   const authenticate: RequestHandler = async (req, res, next) => {
-    const header = req.headers.authorization;
-    const account =
-      header !== undefined && header.startsWith('Bearer ') ? await accounts.authenticate(header.slice(7).trim()) : undefined;
+    const token = bearerToken(req.headers.authorization);
+    const account = token === undefined ? undefined : await accounts.authenticate(token);
     if (!account) return next(unauthorized());
     res.locals.account = account;
     next();
