@@ -135,7 +135,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
       ...BODY_ERRORS,
       ...TOKEN_ERRORS,
       403: error('The token is already bound to another company. The platform shows "invalid token".'),
-      422: error('`company_id` is not a positive integer.'),
+      422: error('`company_id` is missing (`{}`, `42`, `null`, no body) or not a positive integer; nothing is bound.'),
     },
     examples: [
       { name: 'bind', summary: 'Binds the account to company 3', body: { company_id: EXAMPLE_COMPANY_ID }, status: 200, response: { ok: true } },

@@ -104,6 +104,18 @@ describe('validate_token', () => {
     expect(lookups.count).toBe(1);
   });
 
+  it.each([['{}'], ['42'], ['null'], ['[]'], ['{"companyId": 3}'], ['no body']])(
+    'when POST carries %s instead of {company_id}, then it answers 422 naming company_id and the account stays unbound',
+    async (raw) => {
+      const c = await h.customer('Acme');
+      const req = request(h.app).post('/callbacks/validate_token').set(bearer(c.token));
+      const res = raw === 'no body' ? await req : await req.set('Content-Type', 'application/json').send(raw);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: 'company_id is required', errors: { company_id: ['is required'] } });
+      expect(await h.row('SELECT company_id, bound_at FROM accounts WHERE id = ?', c.accountId)).toEqual({ company_id: null, bound_at: null });
+    },
+  );
+
   it.each([['abc'], [-1], [0], [1.5], [{}]])('when company_id is %j, then it answers 422 and binds nothing', async (bad) => {
     const c = await h.customer('Acme');
     const res = await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: bad });

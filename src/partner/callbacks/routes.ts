@@ -44,12 +44,16 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
   };
   const accountOf = (res: Response): Account => res.locals.account as Account;
 
-  // §4.1 — binds the account to the company on the first call. GET carries no body; it may name
-  // the company in the query string, else it only checks the token.
+  // §4.1 — binds the account to the company on the first call. POST carries `{company_id}` and
+  // must: its 2xx completes the integration on the platform, and an account bound to no company
+  // would then be refused every send (403). GET carries no body; it may name the company in the
+  // query string, else it only checks the token.
   const validateToken = async (req: Request, res: Response) => {
-    const input = req.method === 'GET' ? req.query : (req.body ?? {});
-    const companyId = (input as { company_id?: unknown }).company_id;
-    if (companyId !== undefined) {
+    let companyId: unknown;
+    if (req.method === 'GET') companyId = (req.query as { company_id?: unknown }).company_id;
+    // A body that is no object (`42`, `null`, none) names no company: 422 "company_id is required".
+    else companyId = isRecord(req.body) ? req.body.company_id : undefined;
+    if (req.method === 'POST' || companyId !== undefined) {
       const { company_id } = parseOr422(ValidateTokenBody, { company_id: companyId });
       if (!(await accounts.bindCompany(accountOf(res), company_id))) {
         throw forbidden('This token is already connected to another company');
@@ -116,3 +120,6 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     sendJson(res, 200, { id: invitation.reportId, status: 'canceled' });
   });
 }
+
+/** A JSON object, not an array or null. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
