@@ -170,7 +170,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
       await request(front.url)
         .post(`/vendor/reports/${reportId}/result`)
         .set('content-type', 'application/json')
-        .set(VENDOR_SIGNATURE_HEADER, signVendorResult(VENDOR_SECRET, body))
+        .set(VENDOR_SIGNATURE_HEADER, signVendorResult(VENDOR_SECRET, reportId, body))
         .send(body)
         .expect(200);
     }
