@@ -68,7 +68,11 @@ export default defineConfig({
     env: scratch,
     // Compiles the kit once for the tests that start it as a process (test/support/compiled-kit.ts).
     globalSetup: ['./test/global-setup.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Outer limits, met only by a test that hangs: each test waits for events (a line logged, a port
+    // open, an exit, a row), never for a time, and a machine busy with other work runs it several
+    // times slower than a quiet one — which must not fail it. A file gives a test of its own a
+    // lower limit only when it has a reason.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });
