@@ -74,5 +74,10 @@ export default defineConfig({
     // lower limit only when it has a reason.
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // How long a worker may take to stop before vitest says "Timeout terminating forks worker". A
+    // worker leaves nothing running (only its IPC and stdio pipes are active after its last file),
+    // and stops in a second alone; but one stopping while the other worker's processes hold both
+    // cores waited past the default 10 s, and the message read like an error.
+    teardownTimeout: 60_000,
   },
 });
