@@ -85,4 +85,4 @@ it('with --platform, a partner right on the callbacks but wrong on report update
   } finally {
     await faulty.close();
   }
-}, 30_000);
+});

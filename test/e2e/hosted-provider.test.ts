@@ -32,7 +32,7 @@ const reportOnceIt = (world: ForkedPartner, reportId: string, check: (r: Report)
       check(r);
       return r;
     },
-    { what: `report ${reportId} on the platform`, timeoutMs: 15_000 },
+    { what: `report ${reportId} on the platform` },
   );
 
 /** PATCHes the platform received for a report, from its call log. */
@@ -63,7 +63,7 @@ describe('a product that hosts its tests: an assessment', () => {
       provider: hostedProvider({ productUrl: product.url }),
       env: { VENDOR_RESULTS_SECRET: SECRET },
     });
-  }, 30_000);
+  });
   afterAll(() => world?.close());
 
   it('send → the product creates the test → the link points at the product → it posts the result → the report shows it', async () => {
@@ -150,7 +150,7 @@ describe('a product that hosts its tests: a background check', () => {
       provider: hostedProvider({ productUrl: product.url }),
       env: { VENDOR_RESULTS_SECRET: SECRET },
     });
-  }, 30_000);
+  });
   afterAll(() => world?.close());
 
   it('completed or failed with its score only: subtitle and properties the product sends are dropped', async () => {

@@ -18,7 +18,7 @@ let mock: RunningMockPlatform;
 let browser: Browser;
 beforeAll(async () => {
   [mock, browser] = await Promise.all([startMockPlatform({ port: 0, logLevel: 'silent' }), launchChromium()]);
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await mock?.close();
@@ -58,11 +58,11 @@ it('renders every operation of the document in Chromium, with nothing refused bu
 
   await page.goto(`${mock.url}/api-reference`);
   for (const op of PLATFORM_OPERATIONS) {
-    await page.locator('h2', { hasText: op.summary }).first().waitFor({ timeout: 20_000 });
+    await page.locator('h2', { hasText: op.summary }).first().waitFor({ timeout: 120_000 });
   }
   // The examples are there too: the registration example's codename, in a request sample.
   await expect(page.getByText('"Demo Assessments"').first().isVisible()).resolves.toBe(true);
   expect(problems).toEqual([]);
   expect(outside).toEqual([]);
   await context.close();
-}, 60_000);
+});

@@ -8,7 +8,7 @@ import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, clickAndLoad, mainText, 
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
 });

@@ -149,12 +149,13 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     expect(unanswered.length).toBeLessThanOrEqual(SENDS / 50);
     expect(acknowledged.size).toBeGreaterThanOrEqual(SENDS - SENDS / 50);
 
-    // Each company's sends are stored under its own account, half each.
+    // Each company's sends are stored under its own account: at least those acknowledged (a send
+    // the killed instance stored but could not answer is stored and unacknowledged).
     const byCompany = await sql.all<{ company_id: number; n: number }>(
       'SELECT i.company_id, count(*) AS n FROM invitations i JOIN accounts a ON a.id = i.account_id AND a.company_id = i.company_id GROUP BY i.company_id ORDER BY i.company_id',
     );
     expect(byCompany.map((r) => r.company_id)).toEqual([ACME.id, GLOBEX_ID]);
-    for (const { company_id, n } of byCompany) expect(n).toBe([...companyOf.values()].filter((c) => c === company_id).length);
+    for (const { company_id, n } of byCompany) expect(n).toBeGreaterThanOrEqual([...companyOf.values()].filter((c) => c === company_id).length);
     // Every acknowledged send is stored, once: the replays created nothing.
     const stored = await sql.all<{ report_id: string }>('SELECT report_id FROM invitations');
     expect(new Set(stored.map((r) => r.report_id)).size).toBe(stored.length);
@@ -185,7 +186,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
         expect(await count(`SELECT count(*) AS n FROM mail_outbox WHERE status = 'pending'`)).toBe(0);
         expect(await count(`SELECT count(*) AS n FROM report_updates WHERE status = 'pending'`)).toBe(0);
       },
-      { what: 'every start, e-mail and report update done', timeoutMs: 90_000, intervalMs: 250 },
+      { what: 'every start, e-mail and report update done', timeoutMs: 480_000, intervalMs: 250 },
     );
     // The only dead letters: a send the killed instance stored but whose answer never reached the
     // platform, which hid the report and answers its first update 404. Its invitation is canceled,
@@ -231,7 +232,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     }
     expect(repeated).toBeLessThanOrEqual(DELIVERY_CONCURRENCY);
     for (const i of instances) expect(i.output()).not.toContain(registered.partner.secret);
-  }, 180_000);
+  }, 600_000);
 });
 
 /** The report an invitation e-mail is for: the subject of its candidate link's token. */

@@ -1,9 +1,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { postgresBinaries } from './binaries.js';
 
 export interface RunningPostgres {
   /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication (or kit:<password>@ when started with one), loopback only. */
@@ -21,35 +22,30 @@ export interface RunningPostgres {
   stop(): void;
 }
 
-/** Where Debian's postgresql packages put the server binaries, newest first; PG_BIN overrides. */
-function binDir(): string {
-  const debian = existsSync('/usr/lib/postgresql')
-    ? readdirSync('/usr/lib/postgresql')
-        .filter((v) => /^\d+$/.test(v))
-        .sort((a, b) => Number(b) - Number(a))
-        .map((v) => `/usr/lib/postgresql/${v}/bin`)
-    : [];
-  const candidates = [process.env.PG_BIN, ...debian, '/usr/local/bin'];
-  const found = candidates.find((dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')));
-  if (!found) {
-    throw new Error(
-      'PostgreSQL is not installed here: the PostgreSQL half of the tests cannot run. ' +
-        'Install it (Debian: apt-get install postgresql) or point PG_BIN at the folder holding initdb and pg_ctl.',
-    );
-  }
-  return found;
+/**
+ * The user a PostgreSQL server runs as when the tests run as root, which PostgreSQL refuses (CI,
+ * containers): `postgres`, the one Debian's package creates, created here as a system user where
+ * the system's package never ran (the server is then npm's).
+ */
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  if (id('-u').status !== 0) execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+  return { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) };
 }
 
 /**
  * A throwaway PostgreSQL server for the tests: a new cluster in a temporary folder, on a free
- * loopback port, stopped and deleted by `stop`. PostgreSQL refuses to run as root; as root (CI,
- * containers) it runs as the `postgres` user the Debian package creates.
+ * loopback port, stopped and deleted by `stop`; the system's or npm's (test/support/binaries.ts).
+ * PostgreSQL refuses to run as root; as root (CI, containers) it runs as the `postgres` user.
  */
 export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
-  const bin = binDir();
+  const { bin } = postgresBinaries();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  if (asRoot) {
+    const { uid, gid } = postgresUser();
+    chownSync(dir, uid, gid);
+  }
   const command = (tool: string, args: string[]): [string, string[]] =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
