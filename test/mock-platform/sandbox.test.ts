@@ -129,6 +129,11 @@ describe('sandbox UI', () => {
     const detail = await request(platform.app).get(`/calls/${id}`).expect(200);
     expect(detail.text).toContain('authorization: Bearer [redacted]');
     expect(detail.text).not.toContain('ptk_customer_token_0001');
+    // One header a line, as a person reads them.
+    const headers = /<pre class="headers">([^<]*)<\/pre>/.exec(detail.text)![1]!.split('\n');
+    expect(headers.length).toBeGreaterThan(2);
+    for (const line of headers) expect(line).toMatch(/^[a-z0-9-]+: \S/);
+    expect(headers).toContain('authorization: Bearer [redacted]');
   });
 
   it('refuses form posts from another site (403)', async () => {
