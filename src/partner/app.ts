@@ -151,6 +151,7 @@ export function createApp(deps: AppDeps): Express {
         accounts,
         invitations,
         lifecycle,
+        links: web.links,
         reports,
         mail,
         provider,
