@@ -117,7 +117,7 @@ describe('the dashboard in a browser', () => {
     await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
     expect(await page.locator('main ul .tag').last().innerText()).toBe('stored');
 
-    await page.getByRole('link', { name: '#1' }).click();
+    await page.getByRole('link', { name: 'Acme invites you to take the JavaScript fundamentals test' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
     const main = await mainText(page);
     expect(main).toMatch(/Status\s+stored/);

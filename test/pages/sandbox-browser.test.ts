@@ -7,7 +7,12 @@ import { ACME, ADA, CODENAME, registerManifest } from '../e2e/support.js';
 import { ADMIN, flowHarness, type FlowHarness } from '../invitations/support.js';
 import { openPage } from './browser.js';
 
-/** The pages a newcomer and a recruiter open, on a phone: 390 CSS pixels wide. */
+/**
+ * The sandbox as a newcomer walks through it in a browser: the mock platform and the partner wired
+ * together, Ada sent a test, the partner's first report update delivered.
+ */
+
+/** A phone: 390 CSS pixels wide. */
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 
 let browser: Browser;
@@ -82,6 +87,39 @@ describe('on a phone', () => {
     const wrapping = await page.evaluate(`[...document.querySelectorAll('fieldset.question legend')].filter((l) => l.getBoundingClientRect().height > 30).length`);
     expect(wrapping).toBeGreaterThan(0);
     expect(straddling).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
+
+describe('the dashboard, navigated', () => {
+  it('the candidate’s name opens the invitation, the e-mail’s subject opens the e-mail; urls.cancel is not a link; a delivered update has no next attempt', async () => {
+    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    await page.goto(`${h.publicUrl}/admin`);
+    const accountsNote = await page.locator('p.muted', { hasText: 'npm run accounts -- token' }).innerText();
+    expect(accountsNote).toContain('npm run accounts -- token <account number> (the number after #, e.g. 1)');
+
+    const invitations = page.locator('table', { has: page.locator('th', { hasText: 'Candidate' }) });
+    expect(await invitations.locator('th').allInnerTexts()).toEqual(['Candidate', 'Assessment', 'Account', 'Status', 'Progress', 'Report']);
+    const updates = page.locator('table.updates');
+    expect(await updates.locator('th').allInnerTexts()).toContain('Next attempt');
+    const delivered = updates.locator('tbody tr').first();
+    expect(await delivered.locator('.tag').innerText()).toBe('delivered');
+    expect(await delivered.locator('td').nth(6).innerText()).toBe('—');
+    // urls.show is a page to open; urls.cancel is the platform's to POST: shown, not a link.
+    expect(await updates.getByRole('link', { name: /\/results\?token=/ }).count()).toBe(1);
+    expect(await updates.getByRole('link', { name: /\/cancel/ }).count()).toBe(0);
+    expect(await updates.locator('dd', { hasText: '/callbacks/reports/' }).innerText()).toContain('the platform POSTs here to cancel');
+
+    await page.getByRole('link', { name: 'Ada Lovelace' }).click();
+    await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}`);
+    expect(await page.locator('h1').innerText()).toContain('Ada Lovelace');
+    await page.getByRole('link', { name: 'Acme Corp with a rather long customer name invites you to take the JavaScript fundamentals test' }).click();
+    await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
+    expect(await page.locator('h1').innerText()).toBe('E-mail #1');
+
+    await page.goto(`${h.publicUrl}/admin`);
+    await page.locator('main table', { has: page.locator('th', { hasText: 'To' }) }).getByRole('link').click();
+    await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
     expect(problems).toEqual([]);
   }, 60_000);
 });
