@@ -82,6 +82,8 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
     ...present,
     DEMO_SEED: 'true',
     DATABASE_PATH: present.DATABASE_PATH ?? sandboxDatabase(manifest.kind),
+    // The candidate's pages and e-mail name the vendor as the platform does: the registered name.
+    MAIL_FROM: present.MAIL_FROM ?? `${manifest.name} <no-reply@partner.localhost>`,
     LOG_FORMAT: logFormat,
   };
 

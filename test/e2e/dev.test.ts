@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
 import { banner, startSandbox } from '../../scripts/dev.js';
+import { linkIn, storedMails } from '../invitations/support.js';
+import { eventually } from '../support/eventually.js';
 import { ACME, ADA } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
@@ -191,6 +193,21 @@ describe('npm run dev for each kind of partner', () => {
       expect(text).toMatch(/complete the check/i);
       expect(text).toContain('Record result');
       expect(text).not.toMatch(/take the test/);
+
+      // The candidate's e-mail and consent page name the vendor as the platform does.
+      await sendFirstTest(sandbox.mockUrl, sandbox.codename);
+      const [mail] = await eventually(
+        async () => {
+          const stored = await storedMails(path.join(sub, 'partner.db'));
+          expect(stored).toHaveLength(1);
+          return stored;
+        },
+        { what: 'the invitation e-mail', timeoutMs: 15_000, intervalMs: 100 },
+      );
+      expect(mail!.from).toMatchObject({ name });
+      const consent = await request(linkIn(mail!.text)).get('').expect(200);
+      expect(consent.text).toMatch(new RegExp(`class="brand">${name} <span>`));
+      expect(consent.text).not.toContain('Demo Assessments');
     } finally {
       await sandbox.close();
     }
