@@ -123,3 +123,31 @@ describe('the dashboard, navigated', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 });
+
+describe('the platform’s candidate page', () => {
+  it('right after Send, shows "Cancel this test" and "Open results" once the partner’s first update arrives, without a reload', async () => {
+    const { page, problems } = await openPage(browser);
+    await page.goto(`${mock.url}/companies/${ACME.id}/candidates/${ADA}`);
+    await page.getByRole('button', { name: 'List tests' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.waitForURL(/flash=/);
+    const reports = page.locator('section.report', { has: page.locator('a', { hasText: 'calls' }) });
+    expect(await reports.count()).toBe(2);
+    const fresh = reports.filter({ hasNot: page.locator('code', { hasText: reportId }) });
+    expect(await fresh.count()).toBe(1);
+    expect(await fresh.getByRole('button', { name: 'Cancel this test' }).count()).toBe(0);
+    expect(await fresh.getByRole('link', { name: /Open results/ }).count()).toBe(0);
+
+    // The partner starts the invitation and tells the platform: the page shows it, on its own.
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    await h.startAndMail();
+    expect(await h.worker.runOnce()).toMatchObject({ delivered: 1 });
+    await fresh.getByRole('button', { name: 'Cancel this test' }).waitFor({ timeout: 30_000 });
+    expect(await fresh.getByRole('link', { name: 'Open results at Demo Assessments' }).isVisible()).toBe(true);
+    expect(navigations).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
