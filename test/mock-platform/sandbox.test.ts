@@ -126,6 +126,7 @@ describe('sandbox UI', () => {
     await integrate(platform.app, ACME.id, 'skill-check', 'ptk_customer_token_0001');
     const list = await request(platform.app).get('/calls').expect(200);
     expect(list.text).toContain('validate_token');
+    expect(list.text).toContain('<th>Direction</th>');
     const id = /href="\/calls\/(\d+)">/.exec(list.text)![1];
     const detail = await request(platform.app).get(`/calls/${id}`).expect(200);
     expect(detail.text).toContain('authorization: Bearer [redacted]');
