@@ -37,10 +37,12 @@ async function sendFirstTest(mockUrl: string, codename: string) {
 describe('npm run dev', () => {
   it('on a fresh clone, then again: registers, integrates Acme with the demo token, and is ready to send', async () => {
     const first = await start();
+    let firstReport: string;
     try {
       expect(first.integration).toEqual({ ok: true });
       expect(existsSync(path.join(dir, 'partner.db.demo-token'))).toBe(true);
       const sent = await sendFirstTest(first.mockUrl, first.codename);
+      firstReport = sent.body.report.id;
       expect(sent.body.report).toMatchObject({ status: 'sent', delivery: 'delivered' });
       const page = await request(first.mockUrl).get(`/companies/${ACME.id}`).expect(200);
       expect(page.text).toContain('Demo Assessments');
@@ -49,10 +51,13 @@ describe('npm run dev', () => {
       await first.close();
     }
 
-    // Second run: the partner database exists (no new demo account), the mock starts empty.
+    // Second run: the partner database exists (no new demo account), and the mock, kept in a file
+    // beside it, still has the report the partner lists.
     const second = await start();
     try {
+      expect(existsSync(path.join(dir, 'partner.mock.db'))).toBe(true);
       expect(second.integration).toEqual({ ok: true });
+      await request(second.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${firstReport}`).expect(200);
       await sendFirstTest(second.mockUrl, second.codename);
     } finally {
       await second.close();
@@ -63,6 +68,24 @@ describe('npm run dev', () => {
       expect(db.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 2 });
     } finally {
       db.close();
+    }
+
+    // --reset: both start empty, and still agree.
+    const third = await startSandbox(
+      { PATH: process.env.PATH, DATABASE_PATH: path.join(dir, 'partner.db'), PORT: '0', MOCK_PORT: '0', LOG_LEVEL: 'silent' },
+      { reset: true },
+    );
+    try {
+      expect(third.integration).toEqual({ ok: true });
+      await request(third.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${firstReport}`).expect(404);
+    } finally {
+      await third.close();
+    }
+    const reset = openDb(path.join(dir, 'partner.db'));
+    try {
+      expect(reset.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 0 });
+    } finally {
+      reset.close();
     }
   });
 });
