@@ -147,9 +147,11 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   return { url, app, db, server, webhooks, uploadsDir, logger, clock, close };
 }
 
+const NOT_A_PORT = 'must be a port number 0–65535';
+
 /** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */
 export const MockEnv = z.object({
-  MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  MOCK_PORT: z.coerce.number({ error: NOT_A_PORT }).int(NOT_A_PORT).min(0, NOT_A_PORT).max(65535, NOT_A_PORT).default(4000),
   MOCK_HOST: z.string().min(1).default('127.0.0.1'),
   MOCK_DATABASE_PATH: z.string().min(1).default(':memory:'),
   MOCK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
