@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceCli } from '../../src/conformance/cli.js';
 import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
+import { eventually } from '../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 
 /**
@@ -101,13 +102,15 @@ describe('what the run leaves behind, said first', () => {
   }, 60_000);
 });
 
-/**
- * A partner whose results endpoint does not bind a signature to its report: in front of the kit,
- * it takes a result signed for any report it has sent (the report ids it saw in send_candidate)
- * and hands it on, signed anew, to the report of the path.
- */
-async function unboundSignatures(partnerUrl: string, secret: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const seen = new Set<string>();
+/** A request on its way through `inFront`, which may change its headers. */
+interface Passing {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** A server in front of the kit's partner, handing each request on after `change`. */
+async function inFront(partnerUrl: string, change: (req: Passing) => void | Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -118,14 +121,7 @@ async function unboundSignatures(partnerUrl: string, secret: string): Promise<{ 
         for (const [name, value] of Object.entries(req.headers)) {
           if (typeof value === 'string' && !['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive'].includes(name)) headers[name] = value;
         }
-        const reportId = /"report_id":"([0-9a-f-]{36})"/.exec(body.toString('utf8'))?.[1];
-        if (req.url?.endsWith('/send_candidate') && reportId) seen.add(reportId);
-        const result = /^\/vendor\/reports\/([^/]+)\/result$/.exec(req.url ?? '');
-        const given = headers[VENDOR_SIGNATURE_HEADER];
-        if (result && given && !verifyVendorSignature(secret, result[1]!, body, given, Date.now()).ok) {
-          const signedFor = [...seen].find((id) => verifyVendorSignature(secret, id, body, given, Date.now()).ok);
-          if (signedFor) headers[VENDOR_SIGNATURE_HEADER] = signVendorResult(secret, result[1]!, body);
-        }
+        await change({ url: req.url ?? '', headers, body });
         const answer = await fetch(`${partnerUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 && { body }) });
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
         res.end(Buffer.from(await answer.arrayBuffer()));
@@ -139,6 +135,25 @@ async function unboundSignatures(partnerUrl: string, secret: string): Promise<{ 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A partner whose results endpoint does not bind a signature to its report: in front of the kit,
+ * it takes a result signed for any report it has sent (the report ids it saw in send_candidate)
+ * and hands it on, signed anew, to the report of the path.
+ */
+function unboundSignatures(partnerUrl: string, secret: string) {
+  const seen = new Set<string>();
+  return inFront(partnerUrl, ({ url, headers, body }) => {
+    const reportId = /"report_id":"([0-9a-f-]{36})"/.exec(body.toString('utf8'))?.[1];
+    if (url.endsWith('/send_candidate') && reportId) seen.add(reportId);
+    const result = /^\/vendor\/reports\/([^/]+)\/result$/.exec(url);
+    const given = headers[VENDOR_SIGNATURE_HEADER];
+    if (result && given && !verifyVendorSignature(secret, result[1]!, body, given, Date.now()).ok) {
+      const signedFor = [...seen].find((id) => verifyVendorSignature(secret, id, body, given, Date.now()).ok);
+      if (signedFor) headers[VENDOR_SIGNATURE_HEADER] = signVendorResult(secret, result[1]!, body);
+    }
+  });
 }
 
 describe('a partner that takes a result signed for another report', () => {
@@ -157,6 +172,48 @@ describe('a partner that takes a result signed for another report', () => {
       expect(result.stderr).toContain('Before it runs');
     } finally {
       await broken.close();
+    }
+  }, 60_000);
+});
+
+describe('reports the partner canceled, its platform not knowing them', () => {
+  it('the result and what follows it are not run, saying why; the rest pass', async () => {
+    // The partner's platform answers 404 to every report update: it knows none of the checker's reports.
+    const platform = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Unknown report"}'));
+    });
+    await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
+    const partner = await startKitPartner({
+      VENDOR_RESULTS_SECRET: SECRET,
+      PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
+      PARTNER_CODENAME: 'conformance',
+      PARTNER_SECRET: 'platform-secret-0123456789abcdef0123456789',
+    });
+    // The first result waits until the partner has canceled both reports of the checker's sends.
+    const front = await inFront(partner.url, async ({ url }) => {
+      if (!url.startsWith('/vendor/')) return;
+      await eventually(
+        async () => {
+          const rows = await partner.sql.all<{ status: string }>("SELECT status FROM invitations WHERE canceled_by = 'platform'");
+          expect(rows).toHaveLength(2);
+        },
+        { what: 'the partner to cancel the reports its platform does not know', timeoutMs: 30_000 },
+      );
+    });
+    try {
+      const [a, b] = await tokens(partner);
+      const result = await cli([`${front.url}/callbacks`, '--token', a!, '--token', b!, '--results-secret', SECRET]);
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.lines).toContain(
+        '○ not run (the partner canceled the checker\'s report before its result: its platform does not know the report (see "What a run leaves behind" in docs/conformance.md)): results.record, results.repeat, results.conflict, results.progress_after_result',
+      );
+      expect(result.lines).toContainEqual(expect.stringMatching(/^✔ results a result signed for one report, replayed to another, .*the other report was canceled by the partner meanwhile\)$/));
+      expect(result.lines.filter((l) => /^✔ results /.test(l))).toHaveLength(RESULTS_CHECKS.length - 4);
+    } finally {
+      await front.close();
+      await partner.close();
+      await new Promise((resolve) => platform.close(resolve));
     }
   }, 60_000);
 });
