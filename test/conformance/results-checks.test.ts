@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conformanceCli } from '../../src/conformance/cli.js';
+import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
 import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
@@ -37,6 +37,35 @@ beforeAll(async () => {
   kit = await startKitPartner({ VENDOR_RESULTS_SECRET: SECRET });
 });
 afterAll(() => kit?.close());
+
+describe('where the results endpoint and its secret come from', () => {
+  const defaults = { publicUrl: 'http://127.0.0.1:3000' };
+  const tokens = ['--token', 'a', '--token', 'b'];
+
+  it('beside the callbacks, from a base URL or a manifest; --results-url over both; the secret from the environment too', () => {
+    expect(parseConformanceArgs(['https://p.example.com/callbacks', ...tokens, '--results-secret', 's'], {}, defaults).results).toEqual({
+      secret: 's',
+      url: 'https://p.example.com/vendor/reports/{report_id}/result',
+    });
+    const manifest = parseConformanceArgs(['scripts/partner-manifest.json', '--public-url', 'https://p.example.com/kit', ...tokens], { CONFORMANCE_RESULTS_SECRET: 'env' }, defaults);
+    expect(manifest.results).toEqual({ secret: 'env', url: 'https://p.example.com/kit/vendor/reports/{report_id}/result' });
+    const given = ['http://p.test/callbacks', ...tokens, '--results-secret', 's', '--results-url', 'https://r.test/results/{report_id}'];
+    expect(parseConformanceArgs(given, {}, defaults).results?.url).toBe('https://r.test/results/{report_id}');
+    expect(parseConformanceArgs(['http://p.test/callbacks', ...tokens], {}, defaults).results).toBeUndefined();
+  });
+
+  it.each([
+    ['--results-url without {report_id}', ['--results-secret', 's', '--results-url', 'https://r.test/results'], 'with {report_id} where the id goes'],
+    ['--results-url without a secret', ['--results-url', 'https://r.test/{report_id}'], '--results-url goes with --results-secret'],
+    ['an empty secret', ['--results-secret', ' '], '--results-secret is empty'],
+  ])('%s: exit 2, what is wrong and the usage', async (_what, args, problem) => {
+    const result = await cli(['http://127.0.0.1:1/callbacks', ...tokens, ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(problem);
+    expect(result.stderr).toContain('Usage: npm run conformance');
+    expect(result.stdout).toBe('');
+  });
+});
 
 describe("against the kit's partner", () => {
   it('every results check passes, and the secret is printed nowhere', async () => {
