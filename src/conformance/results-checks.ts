@@ -48,6 +48,7 @@ export interface ResultsContext {
   };
 }
 
+/** A check of the results endpoint; its run may find that it cannot say anything (`{notRun}`). */
 export type ResultsCheck = Check<ResultsContext> & {
   /** Whether the check can run after what the earlier ones found; a string says why not. */
   applies?: (ctx: ResultsContext) => true | string;
@@ -199,7 +200,7 @@ export const RESULTS_CHECKS: readonly ResultsCheck[] = [
     name: 'a valid result answers 200 {id, status}',
     applies: needsOneReport,
     run: async (ctx) => {
-      const answer = await post(ctx, { label: '', reportId: X(ctx), body: RESULT_BODY });
+      const answer = await post(ctx, { label: '(the result)', reportId: X(ctx), body: RESULT_BODY });
       if (canceledConflict(answer)) {
         // A kit partner cancels an invitation whose first report update its platform answered 404:
         // the platform never sent the checker's reports. Refusing the result is then right.
