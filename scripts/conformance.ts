@@ -1,7 +1,7 @@
 /**
  * Checks a partner server against the platform contract, over HTTP, as the platform calls it:
  *
- *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--platform]
+ *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--results-secret <S>] [--platform] [--yes]
  *
  * `--help` lists the options; docs/conformance.md describes every check. The checker itself is
  * src/conformance/.
@@ -17,5 +17,7 @@ if (isEntryPoint(import.meta.url)) {
     ...processOutput,
     env: process.env,
     defaultPublicUrl: publicUrlOf(process.env),
+    // A terminal is asked before the run creates anything; CI (no terminal) is told, and goes on.
+    interactive: process.stdin.isTTY === true,
   });
 }

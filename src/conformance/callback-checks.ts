@@ -43,6 +43,8 @@ export interface CallbackContext {
   state: {
     tests: { a?: TestItem[]; b?: TestItem[] };
     firstSend?: { body: Record<string, unknown>; answer: Answer };
+    /** The report ids of the sends the partner accepted (2xx), in order: the results checks post to them. */
+    created?: string[];
   };
 }
 
@@ -87,8 +89,12 @@ function sendBody(ctx: CallbackContext, overrides: Record<string, unknown> = {},
   };
 }
 
-const send = (ctx: CallbackContext, label: string, body: unknown, token = ctx.tokens.a) =>
-  ctx.probe.call(label, { method: 'POST', url: ctx.targets.sendCandidate, token, body });
+async function send(ctx: CallbackContext, label: string, body: Record<string, unknown>, token = ctx.tokens.a): Promise<Answer> {
+  const answer = await ctx.probe.call(label, { method: 'POST', url: ctx.targets.sendCandidate, token, body });
+  const created = (ctx.state.created ??= []);
+  if (is2xx(answer) && typeof body.report_id === 'string' && !created.includes(body.report_id)) created.push(body.report_id);
+  return answer;
+}
 
 const withoutToken = (ctx: CallbackContext, label: string, req: Parameters<Probe['request']>[0]) =>
   ctx.probe.send(label, variant(ctx.probe.request(req), { authorization: undefined }));

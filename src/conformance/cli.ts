@@ -6,7 +6,9 @@ import { ManifestError, readManifest } from '../contract/manifest.js';
 import { Codename } from '../contract/schemas.js';
 import { UsageError, parseCommandLine, type CliOutput } from '../lib/cli.js';
 import { PlatformSetupError } from './platform.js';
+import { resultsUrlFromCallbacks } from './results-checks.js';
 import { ConformanceSetupError, runConformance, type ConformanceRun } from './run.js';
+import { whatTheRunLeaves } from './side-effects.js';
 import type { CheckResult, ConformanceOptions, PlatformSettings, Targets, Tokens } from './types.js';
 
 export const USAGE = `Usage: npm run conformance -- <callback-base-url | manifest.json> [options]
@@ -28,6 +30,11 @@ Customer tokens the partner issued (npm run accounts -- create "<name>" --test "
                                (or CONFORMANCE_TOKENS=<a>,<b>). The run binds them to companies 1 and 2.
   --empty-token TOKEN          an unbound account without tests, to check the empty list (bound to company 3)
 
+  --results-secret SECRET      the partner's VENDOR_RESULTS_SECRET (or CONFORMANCE_RESULTS_SECRET; never printed):
+                               also check its results endpoint, POST /vendor/reports/{report_id}/result
+  --results-url URL            that endpoint, with {report_id} where the id goes (default: beside the
+                               callbacks, <base without /callbacks>/vendor/reports/{report_id}/result)
+
   --kind KIND                  assessment | background_check | reference_check (default: the manifest's,
                                else assessment): which report fields the partner may send
   --platform                   also start the bundled mock platform, register the partner there, send
@@ -39,6 +46,8 @@ Customer tokens the partner issued (npm run accounts -- create "<name>" --test "
   --wait                       with --platform: wait for Enter after printing the settings, to (re)start
                                the partner with them
   --json                       print the results as JSON: [{id, section, name, ok, detail, ms}]
+  --yes                        run without asking: the run creates invitations in the partner (what, it
+                               says first). Without a terminal on standard input (CI) it never asks.
   -h, --help                   this text`;
 
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -56,6 +65,8 @@ export interface CliArgs {
   kind: PartnerKind;
   json: boolean;
   wait: boolean;
+  yes: boolean;
+  results?: { secret: string; url: string };
   platform?: { port: number; codename: string; record: { name?: string; description?: string; helpArticle?: string } };
 }
 
@@ -70,6 +81,9 @@ export function parseConformanceArgs(argv: string[], env: Record<string, string 
       'send-candidate-url': { type: 'string' },
       token: { type: 'string', multiple: true },
       'empty-token': { type: 'string' },
+      'results-secret': { type: 'string' },
+      'results-url': { type: 'string' },
+      yes: { type: 'boolean', default: false },
       kind: { type: 'string' },
       platform: { type: 'boolean', default: false },
       'platform-port': { type: 'string' },
@@ -130,6 +144,19 @@ export function parseConformanceArgs(argv: string[], env: Record<string, string 
   const kind = values.kind ?? manifest?.partner.kind ?? 'assessment';
   if (!(PARTNER_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${PARTNER_KINDS.join(', ')}, not ${kind}`);
 
+  const secret = values['results-secret'] ?? (env.CONFORMANCE_RESULTS_SECRET || undefined);
+  let results: CliArgs['results'];
+  if (secret !== undefined) {
+    if (secret.trim() === '') throw new UsageError('--results-secret is empty');
+    const url = values['results-url'] ?? resultsUrlFromCallbacks(targets.sendCandidate!);
+    if (!url.includes('{report_id}') || !httpUrl.safeParse(url.replace('{report_id}', 'x')).success) {
+      throw new UsageError(`--results-url must be an absolute http(s) URL with {report_id} where the id goes, not ${url}`);
+    }
+    results = { secret, url };
+  } else if (values['results-url'] !== undefined) {
+    throw new UsageError('--results-url goes with --results-secret (or CONFORMANCE_RESULTS_SECRET)');
+  }
+
   let platform: CliArgs['platform'];
   if (values.platform) {
     const port = Number(values['platform-port'] ?? '0');
@@ -157,6 +184,8 @@ export function parseConformanceArgs(argv: string[], env: Record<string, string 
     kind: kind as PartnerKind,
     json: values.json,
     wait: values.wait,
+    yes: values.yes,
+    ...(results && { results }),
     ...(platform && { platform }),
   };
 }
@@ -177,7 +206,8 @@ export function notRunLines(notRun: ConformanceRun['notRun']): string[] {
   const byWhy = new Map<string, string[]>();
   for (const { id, why } of notRun) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
   return [...byWhy].map(([why, ids]) => {
-    const prefix = ids.every((id) => id.startsWith('platform.')) && ids.length > 2 ? `${ids.length} checks platform.*` : ids.join(', ');
+    const group = ids[0]!.split('.')[0];
+    const prefix = ids.length > 4 && ids.every((id) => id.startsWith(`${group}.`)) ? `${ids.length} checks ${group}.*` : ids.join(', ');
     return `○ not run (${why}): ${prefix}`;
   });
 }
@@ -191,6 +221,10 @@ export interface CliIo extends CliOutput {
   defaultPublicUrl: string;
   /** For --wait: resolves when the user pressed Enter (default: a line on standard input). */
   waitForEnter?: () => Promise<void>;
+  /** Whether standard input is a terminal, where someone can answer (absent: it is not, as in CI). */
+  interactive?: boolean;
+  /** Asks to go on; resolves to the answer (default: a line on standard input, "y" or "yes"). */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 /** The command: parses, runs, prints; returns the exit code (0 all passed, 1 a failure, 2 usage). */
@@ -209,6 +243,14 @@ export async function conformanceCli(argv: string[], io: CliIo): Promise<number>
   }
 
   const out = args.json ? io.stderr : io.stdout;
+  // What the run creates, before it creates anything: asked on a terminal, said in CI.
+  out(`${whatTheRunLeaves(args)}\n`);
+  if (args.yes || !io.interactive) {
+    out(`Going on (${args.yes ? '--yes' : 'standard input is not a terminal'}).\n\n`);
+  } else if (!(await (io.confirm ?? askYesNo)('Go on? [y/N] '))) {
+    out('Nothing was sent.\n');
+    return 1;
+  }
   const options: ConformanceOptions = {
     targets: args.targets,
     tokens: args.tokens,
@@ -225,6 +267,7 @@ export async function conformanceCli(argv: string[], io: CliIo): Promise<number>
         },
       },
     }),
+    ...(args.results && { results: args.results }),
     ...(!args.json && { onResult: (r: CheckResult) => io.stdout(`${formatResult(r)}\n`) }),
   };
 
@@ -245,6 +288,22 @@ export async function conformanceCli(argv: string[], io: CliIo): Promise<number>
     io.stdout(`${summaryLine(run.results)}\n`);
   }
   return run.results.every((r) => r.ok) ? 0 : 1;
+}
+
+/** A yes or no on standard input: "y" or "yes" goes on, anything else (or its end) does not. */
+function askYesNo(question: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    let answered = false;
+    rl.question(question, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(/^\s*y(es)?\s*$/i.test(answer));
+    });
+    rl.once('close', () => {
+      if (!answered) resolve(false);
+    });
+  });
 }
 
 /** One line from standard input (or its end). */

@@ -3,7 +3,8 @@ import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import { ANSWER_CHECKS, CALLBACK_CHECKS, type CallbackContext } from './callback-checks.js';
 import { PLATFORM_CHECKS, platformExchanges, startPlatform, type PlatformContext, type RunningPlatform } from './platform.js';
 import { probe } from './probe.js';
-import type { Check, CheckResult, ConformanceOptions, Verdict } from './types.js';
+import { RESULTS_CHECKS, resultsUrlFromCallbacks, type ResultsContext } from './results-checks.js';
+import type { Check, CheckResult, ConformanceOptions, NotRun, Verdict } from './types.js';
 
 export interface ConformanceRun {
   results: CheckResult[];
@@ -50,13 +51,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const notRun: ConformanceRun['notRun'] = [];
   const record = async <C>(check: Check<C>, ctx: C) => {
     const started = performance.now();
-    let verdict: Verdict;
+    let verdict: Verdict | NotRun;
     try {
       verdict = await check.run(ctx);
     } catch (err) {
       // A check that throws is a failed check (a network error the probe did not catch, a bug):
       // the run goes on and says what happened.
       verdict = { ok: false, detail: `the check could not run: ${(err as Error).message}` };
+    }
+    if ('notRun' in verdict) {
+      notRun.push({ id: check.id, why: verdict.notRun });
+      return;
     }
     const result = { id: check.id, section: check.section, name: check.name, ok: verdict.ok, detail: verdict.detail, ms: Math.round(performance.now() - started) };
     results.push(result);
@@ -71,6 +76,18 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       const applies = check.applies?.(ctx) ?? true;
       if (applies === true) await record(check, ctx);
       else notRun.push({ id: check.id, why: applies });
+    }
+
+    if (options.results) {
+      const { secret, url } = options.results;
+      const rctx: ResultsContext = { probe: http, secret, urlTemplate: url ?? resultsUrlFromCallbacks(targets.sendCandidate), reports: ctx.state.created ?? [], state: {} };
+      for (const check of RESULTS_CHECKS) {
+        const applies = check.applies?.(rctx) ?? true;
+        if (applies === true) await record(check, rctx);
+        else notRun.push({ id: check.id, why: applies });
+      }
+    } else {
+      notRun.push(...RESULTS_CHECKS.map((c) => ({ id: c.id, why: 'give --results-secret' })));
     }
 
     const exchanges = [...http.exchanges];

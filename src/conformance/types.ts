@@ -20,6 +20,11 @@ export interface Verdict {
   detail: string;
 }
 
+/** What a check's run decides when what it needs turned out missing: it is listed as not run, with why. */
+export interface NotRun {
+  notRun: string;
+}
+
 export interface Check<C> {
   id: string;
   section: string;
@@ -30,7 +35,7 @@ export interface Check<C> {
    * rather than failed for what another check already reports.
    */
   applies?: (ctx: C) => true | string;
-  run(ctx: C): Promise<Verdict>;
+  run(ctx: C): Promise<Verdict | NotRun>;
 }
 
 /** The partner's callback URLs, as registered on the platform (§3.1 `urls`). */
@@ -82,6 +87,11 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** Start the bundled mock platform and check the report updates the partner sends to it. */
   platform?: PlatformOptions;
+  /**
+   * Check the partner's results endpoint too, signed with its VENDOR_RESULTS_SECRET; `url` has
+   * `{report_id}` where the report id goes (default: the kit's path beside the callbacks).
+   */
+  results?: { secret: string; url?: string };
   /** Told about each result as soon as it is known (the CLI prints it). */
   onResult?: (result: CheckResult) => void;
 }

@@ -7,7 +7,7 @@ import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
-import { VENDOR_SECRET_MIN_LENGTH } from './results/signature.js';
+import { VENDOR_SECRET_MIN_LENGTH } from '../contract/vendor-signature.js';
 
 /**
  * Every setting the partner server reads, parsed once at start-up.

@@ -16,7 +16,7 @@ import {
 } from '../contract/schemas.js';
 import { signWebhookBody } from '../contract/signature.js';
 import { ResultBody } from './results/routes.js';
-import { VENDOR_SIGNATURE_HEADER, signVendorResult } from './results/signature.js';
+import { VENDOR_SIGNATURE_HEADER, signVendorResult } from '../contract/vendor-signature.js';
 import { WEBHOOK_PATH } from './webhooks/receiver.js';
 
 /**

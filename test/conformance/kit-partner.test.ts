@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
 import { callbackTargets } from '../../src/conformance/cli.js';
 import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import { runConformance } from '../../src/conformance/run.js';
 import type { CheckResult } from '../../src/conformance/types.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
@@ -29,16 +30,17 @@ async function tokensOf(p: KitPartner) {
 const failures = (results: CheckResult[]) => results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.detail}`);
 
 describe("the kit's partner", () => {
-  it('passes every callback check, and the checks over all answers', async () => {
-    partner = await startKitPartner();
+  it('passes every callback check, the results checks, and the checks over all answers', async () => {
+    const secret = 'kit-conformance-results-secret-0123456789';
+    partner = await startKitPartner({ VENDOR_RESULTS_SECRET: secret });
     const started = performance.now();
-    const run = await runConformance({ targets: callbackTargets(`${partner.url}/callbacks`), tokens: await tokensOf(partner) });
+    const run = await runConformance({ targets: callbackTargets(`${partner.url}/callbacks`), tokens: await tokensOf(partner), results: { secret } });
 
     expect(failures(run.results)).toEqual([]);
-    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
+    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...RESULTS_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
     expect(run.notRun.map((n) => n.id)).toEqual(PLATFORM_CHECKS.map((c) => c.id));
-    // Each result says where in the contract it comes from.
-    for (const r of run.results) expect(r.section).toMatch(/^§\d+(\.\d+)?$/);
+    // Each result says where in the contract it comes from (the results endpoint is the kit's own).
+    for (const r of run.results) expect(r.section).toMatch(/^(§\d+(\.\d+)?|results)$/);
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 
@@ -61,7 +63,7 @@ describe("the kit's partner", () => {
 
     expect(failures(run.results)).toEqual([]);
     expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...PLATFORM_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
-    expect(run.notRun).toEqual([]);
+    expect(run.notRun).toEqual(RESULTS_CHECKS.map((c) => ({ id: c.id, why: 'give --results-secret' })));
     const cancelUrl = run.results.find((r) => r.id === 'platform.cancel_url')!.detail;
     expect(cancelUrl.startsWith(`${partner!.url}/callbacks/reports/`)).toBe(true);
     expect(cancelUrl).toMatch(/\/reports\/[0-9a-f-]{36}\/cancel$/);

@@ -10,7 +10,7 @@ import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
-import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/partner/results/signature.js';
+import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 import { DELIVERY_CONCURRENCY } from '../../src/partner/reports/policy.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import { eventually } from '../support/eventually.js';

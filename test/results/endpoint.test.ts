@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import type { Sql } from '../../src/lib/sql.js';
 import type { ProviderSource } from '../../src/partner/provider/types.js';
-import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/partner/results/signature.js';
+import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 import { ADMIN, flowHarness, sendBody, type FlowHarness } from '../invitations/support.js';
 
 const SECRET = 'vendor-results-secret-0123456789abcdef';

@@ -9,7 +9,7 @@ import { jsonDeclared } from '../../lib/perf/json-body.js';
 import { PROGRESS_STAGES, type ProgressStage, type ReportOutcome } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
 import { InvalidResultError, ResultFields, type VendorReports } from './reports.js';
-import { VENDOR_SIGNATURE_HEADER, verifyVendorSignature } from './signature.js';
+import { VENDOR_SIGNATURE_HEADER, verifyVendorSignature } from '../../contract/vendor-signature.js';
 
 /** [kit decision] Where the vendor's product posts results; `{report_id}` is the platform's report id. */
 export const VENDOR_RESULTS_PATH = '/vendor/reports/:reportId/result';
