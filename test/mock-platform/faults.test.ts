@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { ACME, ADA, integrate, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
@@ -124,7 +125,8 @@ describe('faults on the callbacks to the partner', () => {
   let demoSecret: string;
   beforeEach(async () => {
     demo = await stubPartner();
-    mock = mockPlatform({ callbackTimeoutMs: 300 });
+    // A callback timeout no busy machine reaches, so that only a fault decides how a call ends.
+    mock = mockPlatform({ callbackTimeoutMs: 60_000 });
     demoSecret = await register(mock.app, 'demo-assessments', demo.urls, { name: 'Demo Assessments' });
     await integrate(mock.app, ACME.id, 'demo-assessments');
   });
@@ -160,6 +162,10 @@ describe('faults on the callbacks to the partner', () => {
   });
 
   it('a delay past the callback timeout: the call times out before reaching the partner', async () => {
+    mock = mockPlatform({ callbackTimeoutMs: 300 });
+    await register(mock.app, 'demo-assessments', demo.urls, { name: 'Demo Assessments' });
+    // Its own callbacks have 300 ms: a machine busy enough can take longer to answer validate_token.
+    await eventually(() => integrate(mock.app, ACME.id, 'demo-assessments'), { what: 'the integration, within 300 ms' });
     await armCallback({ endpoint: 'send_candidate', delayMs: 5_000 }).expect(201);
     const res = await sendTest().expect(502);
     expect(res.body.error).toBe('There was a problem with the Demo Assessments API');
@@ -168,10 +174,6 @@ describe('faults on the callbacks to the partner', () => {
   });
 
   it('a delay within the timeout: the call goes through late', async () => {
-    // A timeout no busy machine reaches, so that only the delay decides.
-    mock = mockPlatform({ callbackTimeoutMs: 60_000 });
-    await register(mock.app, 'demo-assessments', demo.urls, { name: 'Demo Assessments' });
-    await integrate(mock.app, ACME.id, 'demo-assessments');
     await armCallback({ endpoint: 'tests', delayMs: 150 }).expect(201);
     const started = Date.now();
     await request(mock.app).get(`/api/marketplace/c/${ACME.id}/partners/demo-assessments/tests`).expect(200);
