@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InvitationToCancel, InvitationToStart, ProviderFactory } from '../../src/partner/provider/types.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { createLogger } from '../../src/lib/http/logger.js';
+import { productCanceller } from '../../src/partner/invitations/product-canceller.js';
+import { ON_POSTGRES } from '../support/database.js';
 import { candidateEvent, signed, SECRET } from '../webhooks/partner-harness.js';
 import { ADMIN, flowHarness, sendBody } from './support.js';
 
@@ -180,6 +183,25 @@ describe("the provider's cancel hook", () => {
     expect(await h.row('SELECT status, started_at FROM invitations WHERE report_id = ?', reportId)).toEqual({ status: 'canceled', started_at: null });
     await h.canceller.runOnce();
     expect(product.calls.map((call) => call.reportId)).toEqual([reportId]);
+  });
+
+  it.runIf(ON_POSTGRES)('two instances telling the product side by side: each cancel is told once', async () => {
+    const { product, factory } = productWithHook();
+    h = await flowHarness({ provider: factory });
+    const c = await h.customer('Acme', ['JavaScript fundamentals'], COMPANY);
+    const reportIds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const body = sendBody(c.tests[0]!.id, { company_id: COMPANY });
+      expect((await h.send(c.token, body)).status).toBe(201);
+      reportIds.push(body.report_id);
+    }
+    await h.starter.runOnce();
+    for (const reportId of reportIds) await platformCancel(c.token, reportId).expect(200);
+    // A second instance: its own canceller over the same database, running at the same time.
+    const other = productCanceller({ invitations: h.invitations, provider: h.provider, clock: h.clock, logger: createLogger('silent'), leaseMs: 60_000 });
+    const tried = await Promise.all([h.canceller.runOnce(), other.runOnce()]);
+    expect(tried[0] + tried[1]).toBe(reportIds.length);
+    expect(product.calls.map((call) => call.reportId).sort()).toEqual([...reportIds].sort());
   });
 
   it("the product's own cancel (its `canceled` result) is not sent back to it", async () => {
