@@ -37,6 +37,12 @@ export interface ResultExtras {
 export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
 
 /**
+ * The `product_cancel` a cancel leaves, given what it owes the product (the query parameter
+ * `param`): the call only for an invitation the product started; 'by_product' whatever it was.
+ */
+const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by_product' OR started_at IS NOT NULL THEN CAST(${param} AS TEXT) END`;
+
+/**
  * Every change of an invitation that the outside world hears about, each in one transaction with
  * what announces it: the report update for the platform (report_updates) and the e-mail for the
  * candidate (mail_outbox). The workers that send them run later; a crash at any point leaves
@@ -61,12 +67,6 @@ export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
  * Each transition happens once: it only applies to an invitation still `sent`, so a double
  * submit, a repeated cancel or a race between the two produces one update, not two.
  */
-/**
- * The `product_cancel` a cancel leaves, given what it owes the product (the query parameter
- * `param`): the call only for an invitation the product started; 'by_product' whatever it was.
- */
-const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by_product' OR started_at IS NOT NULL THEN CAST(${param} AS TEXT) END`;
-
 export function invitationLifecycle(deps: {
   sql: Sql;
   clock: Clock;
@@ -114,7 +114,7 @@ export function invitationLifecycle(deps: {
       if (started.changes === 0) {
         // Canceled while the product was starting it: the product has a test the kit never
         // recorded, so it is told of the cancel now (unless the cancel was its own). Still not started here.
-        if (owed('platform') !== 'pending') return false;
+        if (!deps.hasCancelHook?.()) return false;
         // The starter wakes the workers once its batch commits.
         await t.run(
           `UPDATE invitations SET product_cancel = 'pending', product_cancel_next_at = $1, updated_at = $1
