@@ -30,6 +30,8 @@ export default tseslint.config(
   },
   // Plain JavaScript (this file, the build's copy script) is linted without type information.
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  // The scripts pages load from their assets run in the browser.
+  { files: ['views/**/assets/*.js'], languageOptions: { globals: { ...globals.browser } } },
   // The boundaries `ls src` shows: the partner is deployed without the mock; the mock stands for the
   // platform and knows the partner only through the contract; the shared library and the contract
   // belong to neither half; the conformance checker knows the partner only over HTTP.

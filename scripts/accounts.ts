@@ -95,15 +95,11 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         return;
       }
       case 'list': {
-        const list = await accounts.list();
-        print(
-          list,
-          list.length === 0
-            ? 'No accounts yet.'
-            : list
-                .map((a) => `${a.id}\t${a.name}\tcompany ${a.companyId ?? '—'}\t${a.activeTokens} active token(s)`)
-                .join('\n'),
-        );
+        // Each account with the key ids of its working tokens, as the dashboard names them.
+        const list = [];
+        for (const a of await accounts.list()) list.push({ ...a, keyIds: (await accounts.activeTokens(a.id)).map((t) => t.keyId) });
+        const rows = list.map((a) => [String(a.id), a.name, a.companyId === null ? '—' : String(a.companyId), a.keyIds.map((k) => `${k}…`).join(', ') || 'none']);
+        print(list, list.length === 0 ? 'No accounts yet.' : table(['Account', 'Name', 'Company', 'Active tokens (key ids)'], rows));
         return;
       }
       case 'token': {
@@ -126,6 +122,12 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
   } finally {
     await database.close();
   }
+}
+
+/** Rows under a header, each column as wide as its widest cell. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
 function accountId(arg: string | undefined): number {

@@ -4,8 +4,9 @@
  * "Acme Corp" with the demo customer's token, and prints where to click. Ctrl-C stops both.
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
- * restarts; the mock's is in memory unless MOCK_DATABASE_PATH names a file. Every start registers
- * (or updates the registration) and integrates again.
+ * restarts; so does the mock's, a file beside it (./data/partner.mock.db, or MOCK_DATABASE_PATH),
+ * so that the two agree on which reports exist. `npm run dev -- --reset` starts both afresh. Every
+ * start registers (or updates the registration) and integrates again.
  *
  * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server; MOCK_PORT,
  * MOCK_HOST, MOCK_DATABASE_PATH, MOCK_PUBLIC_URL, MOCK_UPLOADS_DIR as for `npm run mock`;
@@ -13,7 +14,7 @@
  * assessment; scripts/partner-manifest.background-check.json and .reference-check.json for the
  * checks, each with a database of its own by default). The banner's steps follow the kind.
  */
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { z } from 'zod';
@@ -26,17 +27,20 @@ import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
-import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
+import { EX_CONFIG, StartupError, exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import type { PartnerKind } from '../src/contract/decisions.js';
 import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
-const USAGE = `Usage: npm run dev
+const USAGE = `Usage: npm run dev [-- --reset]
 
 Starts the mock platform and the partner server, registers the partner with the mock and
-integrates the sandbox company Acme Corp. It takes no arguments; it reads the environment (and .env):
+integrates the sandbox company Acme Corp. Both keep their state in files (the partner's database,
+and the mock's beside it: ./data/partner.mock.db); --reset deletes both first, for a fresh sandbox.
+It reads the environment (and .env):
 
   PORT, HOST, PUBLIC_URL, DATABASE_PATH, LOG_LEVEL, LOG_FORMAT    the partner server, as for npm start
   MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH                        the mock platform, as for npm run mock
+                                                                  (MOCK_DATABASE_PATH=:memory: keeps it in memory)
   PARTNER_CODENAME, PARTNER_MANIFEST                              what is registered; for a check:
       PARTNER_MANIFEST=scripts/partner-manifest.background-check.json (or .reference-check.json),
       with its own database (./data/partner.background-check.db) unless DATABASE_PATH is set`;
@@ -62,14 +66,21 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** Starts everything; `env` is normally process.env. Throws ConfigError / RegisterConfigError. */
-export async function startSandbox(env: Record<string, string | undefined>): Promise<Sandbox> {
+/**
+ * Starts everything; `env` is normally process.env. Throws ConfigError / RegisterConfigError.
+ * `reset` deletes the sandbox's files first: the mock's database and the partner's SQLite database
+ * (with its demo token), so that both start empty and agree.
+ */
+export async function startSandbox(env: Record<string, string | undefined>, options: { reset?: boolean } = {}): Promise<Sandbox> {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
   // The mock reads its own keys (MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH, …) as `npm run mock` does.
   // Both servers write to this terminal: readable lines by default, each naming its server.
   const logFormat = present.LOG_FORMAT ?? 'pretty';
-  const mockEnv = mockOptionsFrom({ ...present, LOG_FORMAT: logFormat });
+  const manifestKind = dev.success ? manifestKindOf(dev.data.PARTNER_MANIFEST) : undefined;
+  const partnerDatabase = present.DATABASE_PATH ?? sandboxDatabase(manifestKind ?? 'assessment');
+  const mockDatabase = present.MOCK_DATABASE_PATH ?? mockDatabaseBeside(partnerDatabase);
+  const mockEnv = mockOptionsFrom({ ...present, MOCK_DATABASE_PATH: mockDatabase, LOG_FORMAT: logFormat });
   if (!dev.success || !mockEnv.ok) {
     throw new ConfigError([
       ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
@@ -78,10 +89,16 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
   }
   const base = loadConfig({ ...present, LOG_FORMAT: logFormat });
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+  if (options.reset) {
+    for (const file of sqliteFiles(mockDatabase)) rmSync(file, { force: true });
+    if (!present.DATABASE_URL) for (const file of [...sqliteFiles(partnerDatabase), demoTokenFile(partnerDatabase)]) rmSync(file, { force: true });
+  }
   const partnerEnv = {
     ...present,
     DEMO_SEED: 'true',
-    DATABASE_PATH: present.DATABASE_PATH ?? sandboxDatabase(manifest.kind),
+    DATABASE_PATH: partnerDatabase,
+    // The candidate's pages and e-mail name the vendor as the platform does: the registered name.
+    MAIL_FROM: present.MAIL_FROM ?? `${manifest.name} <no-reply@partner.localhost>`,
     LOG_FORMAT: logFormat,
   };
 
@@ -147,6 +164,26 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
 function sandboxDatabase(kind: PartnerKind): string {
   if (kind === 'assessment') return PARTNER_DEFAULTS.DATABASE_PATH;
   return PARTNER_DEFAULTS.DATABASE_PATH.replace(/\.db$/, `.${kind.replace(/_/g, '-')}.db`);
+}
+
+/**
+ * The mock's database under `npm run dev`: a file beside the partner's (./data/partner.mock.db),
+ * so the sandbox's platform remembers the reports the partner remembers, across restarts.
+ */
+function mockDatabaseBeside(partnerDatabase: string): string {
+  return partnerDatabase === ':memory:' ? ':memory:' : `${partnerDatabase.replace(/\.db$/, '')}.mock.db`;
+}
+
+/** A SQLite database's files: the database and its write-ahead log. */
+const sqliteFiles = (file: string) => (file === ':memory:' ? [] : [file, `${file}-wal`, `${file}-shm`]);
+
+/** The kind the manifest registers, read before anything starts (undefined if it cannot be read: the start says why). */
+function manifestKindOf(file: string): PartnerKind | undefined {
+  try {
+    return loadManifest(file, 'http://127.0.0.1').kind;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Integrates the sandbox company with the demo account's token, through the marketplace API. */
@@ -229,25 +266,26 @@ export function banner(s: Sandbox): string {
 }
 
 /** `npm run dev`'s command line, read before anything starts: it takes no arguments (see readCommandLine). */
-export const readDevCommandLine = (args: string[], out?: CliOutput) => readCommandLine(USAGE, args, {}, false, out);
+export const readDevCommandLine = (args: string[], out?: CliOutput) =>
+  readCommandLine(USAGE, args, { reset: { type: 'boolean', default: false } }, false, out);
 
 if (isEntryPoint(import.meta.url)) {
-  exitUnlessRun(readDevCommandLine(process.argv.slice(2)));
+  const { values } = exitUnlessRun(readDevCommandLine(process.argv.slice(2)));
   loadEnvFile();
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox(process.env);
+    sandbox = await startSandbox(process.env, { reset: values.reset });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof RegisterConfigError) {
       console.error(err.message);
-      process.exit(78);
+      process.exit(EX_CONFIG);
     }
-    const e = err as { code?: string; port?: number; message?: string };
-    console.error(
-      e.code === 'EADDRINUSE'
-        ? `Port ${e.port} is in use: set PORT (partner) or MOCK_PORT (mock) to a free one.`
-        : (e.message ?? String(err)),
-    );
+    // The port of either server in use (naming PORT or MOCK_PORT), the database unreachable: one line.
+    if (err instanceof StartupError) {
+      console.error(err.message);
+      process.exit(err.exitCode);
+    }
+    console.error((err as { message?: string }).message ?? String(err));
     process.exit(1);
   }
   // Ready for Ctrl-C before the banner says so: a signal right after it must still close both servers.

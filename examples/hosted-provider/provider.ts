@@ -4,7 +4,7 @@ import type { Provider, ProviderFactory, ProviderKit } from '../../src/partner/i
  * A provider for a product that hosts its tests itself. The kit never shows the test: it asks the
  * product to create one for each invitation and e-mails the candidate the product's link; the
  * product posts the result back to `POST {PUBLIC_URL}/vendor/reports/{report_id}/result`, signed
- * with VENDOR_RESULTS_SECRET (docs/results-endpoint.md).
+ * with VENDOR_RESULTS_SECRET over "<t>.<report_id>.<raw body>" (docs/results-endpoint.md).
  *
  * The product's API, as this example assumes it (replace it with yours):
  *   GET  {productUrl}/api/tests                   → [{"id": "js", "name": "JavaScript"}]

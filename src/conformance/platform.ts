@@ -135,6 +135,8 @@ export interface PlatformContext {
     flowSentAt?: number;
     /** Updates carrying `urls` that the flow's report got before it was canceled: one invitation's worth. */
     urlUpdatesOfOne?: number;
+    /** The flow report's `urls.cancel`, if the partner gives one: cancelling through it is optional (§4.4). */
+    cancelUrl?: string;
     concurrentReport?: string;
   };
 }
@@ -168,11 +170,12 @@ async function waitForUpdates(ctx: PlatformContext, reportId: string, done: (upd
   }
 }
 
-/** The updates once none came for QUIET_MS (after at least one), or the time is up. */
-async function settledUpdates(ctx: PlatformContext, reportId: string): Promise<Call[]> {
+/** The updates once none came for QUIET_MS (after at least one), or `enough` says so, or the time is up. */
+async function settledUpdates(ctx: PlatformContext, reportId: string, enough: (updates: Call[]) => boolean = () => false): Promise<Call[]> {
   let last = -1;
   let since = performance.now();
   const { updates } = await waitForUpdates(ctx, reportId, (u) => {
+    if (enough(u)) return true;
     if (u.length !== last) {
       last = u.length;
       since = performance.now();
@@ -183,6 +186,11 @@ async function settledUpdates(ctx: PlatformContext, reportId: string): Promise<C
 }
 
 const needs = (what: string): Verdict => ({ ok: false, detail: `needs ${what}` });
+/** A check that builds on an earlier one runs only when that one gave it what it needs. */
+const needsTests = (ctx: PlatformContext) => ((ctx.state.tests?.length ?? 0) > 0 ? true : 'needs a test from platform.tests');
+const needsFlowReport = (ctx: PlatformContext) => (ctx.state.flowReport ? true : 'needs a report from platform.send');
+const needsCancelUrl = (ctx: PlatformContext) =>
+  !ctx.state.flowReport ? 'needs a report from platform.send' : ctx.state.cancelUrl ? true : 'the partner gives no urls.cancel, which is optional (§4.4)';
 
 const updatePath = (ctx: PlatformContext, reportId: string) => `PATCH /api/p/${ctx.codename}/reports/${reportId}`;
 
@@ -270,9 +278,9 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     id: 'platform.send',
     section: '§4.3',
     name: 'the platform sends a candidate and shows the report',
+    applies: needsTests,
     run: async (ctx) => {
-      const test = ctx.state.tests?.[0];
-      if (!test) return needs('a test from platform.tests');
+      const test = ctx.state.tests![0]!;
       const reportId = randomUUID();
       ctx.state.flowSentAt = performance.now();
       const res = await marketplace(ctx, 'POST', `/partners/${ctx.codename}/send`, {
@@ -290,9 +298,9 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     id: 'platform.update_received',
     section: '§3.2',
     name: 'the partner sends a report update to PATCH /api/p/{codename}/reports/{report_id}',
+    applies: needsFlowReport,
     run: async (ctx) => {
-      const reportId = ctx.state.flowReport;
-      if (!reportId) return needs('a report from platform.send');
+      const reportId = ctx.state.flowReport!;
       const { updates } = await waitForUpdates(ctx, reportId, (u) => u.length > 0);
       const ms = performance.now() - (ctx.state.flowSentAt ?? 0);
       return updates.length > 0
@@ -303,26 +311,27 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
   {
     id: 'platform.cancel_url',
     section: '§4.4',
-    name: 'a report update gives the report urls.cancel, an absolute URL',
+    name: 'a urls.cancel the report is given is an absolute URL (a partner may give none: §4.4)',
+    applies: needsFlowReport,
     run: async (ctx) => {
-      const reportId = ctx.state.flowReport;
-      if (!reportId) return needs('a report from platform.send');
-      const { updates } = await waitForUpdates(ctx, reportId, (u) => u.some((c) => urlsOf(c)?.cancel !== undefined));
+      const reportId = ctx.state.flowReport!;
+      // Until urls.cancel comes, or the partner has sent its updates and gone quiet: it may never come.
+      const updates = await settledUpdates(ctx, reportId, (u) => u.some((c) => urlsOf(c)?.cancel !== undefined));
       const cancel = updates.map((c) => urlsOf(c)?.cancel).find((u) => u !== undefined);
       ctx.state.urlUpdatesOfOne = updates.filter((c) => urlsOf(c) !== undefined).length;
-      if (cancel === undefined) return { ok: false, detail: `${updates.length} updates within ${ctx.updateTimeoutMs / 1000} s, none with urls.cancel` };
-      return z.url({ protocol: /^https?$/ }).safeParse(cancel).success
-        ? { ok: true, detail: String(cancel) }
-        : { ok: false, detail: `not an absolute http(s) URL: ${JSON.stringify(cancel)}` };
+      if (cancel === undefined) return { ok: true, detail: `none in ${updates.length} updates: only the partner can cancel; the cancel checks do not run` };
+      if (!z.url({ protocol: /^https?$/ }).safeParse(cancel).success) return { ok: false, detail: `not an absolute http(s) URL: ${JSON.stringify(cancel)}` };
+      ctx.state.cancelUrl = String(cancel);
+      return { ok: true, detail: String(cancel) };
     },
   },
   {
     id: 'platform.cancel',
     section: '§4.4',
     name: 'the platform cancels through urls.cancel and the partner answers 2xx',
+    applies: needsCancelUrl,
     run: async (ctx) => {
-      const reportId = ctx.state.flowReport;
-      if (!reportId) return needs('a report from platform.send');
+      const reportId = ctx.state.flowReport!;
       const res = await marketplace(ctx, 'POST', `/reports/${reportId}/cancel`);
       const [call] = (await callsOf(ctx, { direction: 'outbound', endpoint: 'cancel', report_id: reportId })).slice(-1);
       const partner = call ? (call.response_status ?? call.error ?? 'no answer') : 'not called';
@@ -335,9 +344,9 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     id: 'platform.canceled_update',
     section: '§4.4',
     name: 'after the cancel the partner updates the report to canceled',
+    applies: needsCancelUrl,
     run: async (ctx) => {
-      const reportId = ctx.state.flowReport;
-      if (!reportId) return needs('a report from platform.send');
+      const reportId = ctx.state.flowReport!;
       const { updates, ms } = await waitForUpdates(ctx, reportId, (u) => u.some((c) => bodyOf(c).status === 'canceled'));
       if (!updates.some((c) => bodyOf(c).status === 'canceled')) {
         return { ok: false, detail: `no update with status canceled within ${ctx.updateTimeoutMs / 1000} s` };
@@ -349,9 +358,9 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
     id: 'platform.concurrent',
     section: '§4.3',
     name: `${CONCURRENT_SENDS} sends of one report at once: one answer, one report, one invitation`,
+    applies: needsTests,
     run: async (ctx) => {
-      const test = ctx.state.tests?.[0];
-      if (!test) return needs('a test from platform.tests');
+      const test = ctx.state.tests![0]!;
       const reportId = randomUUID();
       ctx.state.concurrentReport = reportId;
       const body = { candidate_id: CONCURRENT_CANDIDATE, test_id: String(test.id), test_name: test.name, report_id: reportId };
@@ -414,13 +423,14 @@ export const PLATFORM_CHECKS: readonly Check<PlatformContext>[] = [
   {
     id: 'platform.update_order',
     section: '§5',
-    name: 'report updates keep the lifecycle order and the report ends canceled',
+    name: 'report updates keep the lifecycle order, and a report canceled through urls.cancel ends canceled',
+    applies: needsFlowReport,
     run: async (ctx) => {
-      const reportId = ctx.state.flowReport;
-      if (!reportId) return needs('a report from platform.send');
+      const reportId = ctx.state.flowReport!;
       const statuses = (await updatesOf(ctx, reportId)).map((c) => bodyOf(c).status).filter((s): s is string => typeof s === 'string');
       const terminal = statuses.findIndex((s) => (TERMINAL_REPORT_STATUSES as readonly string[]).includes(s));
       if (terminal !== -1 && statuses.slice(terminal).includes('sent')) return { ok: false, detail: `statuses in order: ${statuses.join(' → ')}` };
+      if (!ctx.state.cancelUrl) return { ok: true, detail: statuses.length > 0 ? `${statuses.join(' → ')} (not canceled: no urls.cancel)` : 'no status yet' };
       const report = await marketplace(ctx, 'GET', `/reports/${reportId}`);
       const status = (report.json as { report?: { status?: unknown } } | undefined)?.report?.status;
       return status === 'canceled'

@@ -84,7 +84,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         dispatcher,
         state: {},
       };
-      for (const check of PLATFORM_CHECKS) await record(check, pctx);
+      for (const check of PLATFORM_CHECKS) {
+        const applies = check.applies?.(pctx) ?? true;
+        if (applies === true) await record(check, pctx);
+        else notRun.push({ id: check.id, why: applies });
+      }
       exchanges.push(...(await platformExchanges(pctx)));
     } else {
       notRun.push(...PLATFORM_CHECKS.map((c) => ({ id: c.id, why: 'give --platform' })));

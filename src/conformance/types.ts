@@ -24,6 +24,12 @@ export interface Check<C> {
   id: string;
   section: string;
   name: string;
+  /**
+   * Whether the check can run, asked right before it would: a string says why not (an option not
+   * given, or an earlier check it builds on that did not pass), and the check is reported "not run"
+   * rather than failed for what another check already reports.
+   */
+  applies?: (ctx: C) => true | string;
   run(ctx: C): Promise<Verdict>;
 }
 

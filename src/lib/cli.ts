@@ -84,3 +84,52 @@ export function exitUnlessRun<T>(read: { run: T } | { exit: number }): T {
 /** Whether the module at `moduleUrl` (its `import.meta.url`) is the script Node was started with. */
 export const isEntryPoint = (moduleUrl: string): boolean =>
   process.argv[1] !== undefined && moduleUrl === pathToFileURL(path.resolve(process.argv[1])).href;
+
+/** sysexits(3): a setting is wrong (fix it and start again). */
+export const EX_CONFIG = 78;
+/** sysexits(3): something the server needs is not available now (the database, the port); starting again later may work. */
+export const EX_UNAVAILABLE = 69;
+
+/**
+ * Why a server cannot start, in one line naming the variable to look at, and the code its process
+ * exits with: `EX_CONFIG` when the setting is wrong, `EX_UNAVAILABLE` when what it names is not
+ * there now. An entry point prints the message alone, never a stack (`exitOnStartupError`).
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: typeof EX_CONFIG | typeof EX_UNAVAILABLE,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
+/**
+ * A server's `listen` failure as a `StartupError` naming the variables that set its port and host
+ * (`PORT`/`HOST` for the partner, `MOCK_PORT`/`MOCK_HOST` for the mock); any other error as it is.
+ */
+export function listenFailure(err: unknown, at: { port: number; host: string }, names: { port: string; host: string }): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  const where = `${at.host}:${at.port}`;
+  if (code === 'EADDRINUSE') {
+    return new StartupError(`${where} is already in use (${names.port}=${at.port}): stop what listens there, or set ${names.port} to a free port`, EX_UNAVAILABLE, { cause: err });
+  }
+  if (code === 'EACCES') {
+    return new StartupError(`Not allowed to listen on ${where}: ports below 1024 need privileges; set ${names.port} to 1024 or above`, EX_CONFIG, { cause: err });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new StartupError(`${names.host}=${at.host} is not an address of this machine: set ${names.host} to one of its addresses (127.0.0.1, or 0.0.0.0 for all)`, EX_CONFIG, { cause: err });
+  }
+  return err;
+}
+
+/** An entry point's answer to its start failing: a `StartupError`'s one line and exit code; anything else is thrown on. */
+export function exitOnStartupError(err: unknown): never {
+  if (err instanceof StartupError) {
+    console.error(err.message);
+    process.exit(err.exitCode);
+  }
+  throw err;
+}

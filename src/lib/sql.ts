@@ -1,5 +1,7 @@
 import type { Db } from './db.js';
 import pg from 'pg';
+import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
+import { AppError } from './errors.js';
 
 /**
  * One way for the stores to speak to either database. Every query is written once, with
@@ -160,17 +162,50 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
+ * The database could not be reached, or the connection broke under a query (PostgreSQL restarted,
+ * an administrator ended it, the network dropped): nothing the client sent is wrong, and the same
+ * request may succeed in a moment. Answered 503 in the contract's shape; `cause` is what the
+ * driver said, for the log.
+ */
+export class DatabaseUnavailable extends AppError {
+  constructor(cause: unknown) {
+    super(503, 'database_unavailable', 'The database is unavailable: try again shortly');
+    this.name = 'DatabaseUnavailable';
+    this.cause = cause;
+  }
+}
+
+/**
+ * How long a query waits for a PostgreSQL connection: to open one (a server that accepts the TCP
+ * connection and never answers would otherwise hold it forever) or for one of the pool's to come
+ * free. Half the platform's callback timeout, so a send that cannot get a connection is answered
+ * 503 before the platform gives up on it.
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = CALLBACK_TIMEOUT_MS / 2;
+
+/**
+ * SQLSTATEs that end a connection rather than a statement: class 08 (connection exception), the
+ * server shutting down, crashing or still starting (57P01–57P03), too many connections (53300).
+ */
+function endsConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
+}
+
+/**
  * A pool for DATABASE_URL. 64-bit integers (ids, `count(*)`) come back as numbers, as SQLite's do,
  * not as strings: the kit's ids stay far below 2^53.
  *
  * A connection that breaks while idle in the pool (the database restarted, an administrator ended
  * it) is dropped and told to `onError`; the next query opens another. Without a listener, `pg`
- * would throw it as an unhandled error and end the process.
+ * would throw it as an unhandled error and end the process. (One that breaks while a query or a
+ * transaction holds it is `postgresSql`'s: see `checkedOut`.)
  */
 export function postgresPool(url: string, options: { max?: number; onError?: (err: Error) => void } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     // Idle connections do not keep a process alive (a CLI that forgot to close, a test worker).
     allowExitOnIdle: true,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
@@ -180,9 +215,42 @@ export function postgresPool(url: string, options: { max?: number; onError?: (er
 }
 
 /**
+ * `use` with a connection of the pool, given back afterwards. While it is out of the pool the
+ * connection's errors are heard here (`pg` would otherwise throw a broken connection's error as
+ * unhandled, ending the process, as the pool's listener is off while a connection is checked out),
+ * and a connection that broke is dropped rather than given back. A connection that could not be
+ * had, or that broke under `use`, rejects as `DatabaseUnavailable`; anything else as it was thrown.
+ * A transaction whose connection broke is not run again: its COMMIT may have landed.
+ */
+async function checkedOut<T>(pool: pg.Pool, use: (connection: pg.PoolClient) => Promise<T>): Promise<T> {
+  let connection: pg.PoolClient;
+  try {
+    connection = await pool.connect();
+  } catch (err) {
+    throw new DatabaseUnavailable(err);
+  }
+  let broken: Error | undefined;
+  const onError = (err: Error) => void (broken ??= err);
+  connection.on('error', onError);
+  try {
+    return await use(connection);
+  } catch (err) {
+    if (broken || endsConnection(err)) {
+      broken ??= err as Error;
+      throw new DatabaseUnavailable(err);
+    }
+    throw err;
+  } finally {
+    connection.removeListener('error', onError);
+    connection.release(broken);
+  }
+}
+
+/**
  * PostgreSQL through a `pg` pool: each query on whichever connection is free, each transaction on
  * one connection of its own. Statements are named after their text, so each connection prepares
- * each once.
+ * each once. A database that cannot be reached, or a connection that breaks under a query, rejects
+ * as `DatabaseUnavailable` (a 503 at the HTTP edge).
  */
 export function postgresSql(pool: pg.Pool): Sql {
   const names = new Map<string, string>();
@@ -191,28 +259,33 @@ export function postgresSql(pool: pg.Pool): Sql {
     if (!name) names.set(text, (name = `q${names.size + 1}`));
     return name;
   };
+  /** `query` on `client`: a connection in hand (a transaction's), or any free one of the pool. */
+  const query = (client: pg.Pool | pg.PoolClient, config: string | pg.QueryConfig) =>
+    client === pool ? checkedOut(pool, (connection) => connection.query(config)) : client.query(config);
   const on = (client: pg.Pool | pg.PoolClient, savepoints: { depth: number }): Sql => ({
     dialect: 'postgres',
-    all: async <T>(text: string, params: readonly unknown[] = []) =>
-      (await client.query({ name: named(text), text, values: [...params] })).rows as T[],
+    all: async <T>(text: string, params: readonly unknown[] = []) => (await query(client, { name: named(text), text, values: [...params] })).rows as T[],
     get: async <T>(text: string, params: readonly unknown[] = []) =>
-      (await client.query({ name: named(text), text, values: [...params] })).rows[0] as T | undefined,
-    run: async (text, params = []) => ({ changes: (await client.query({ name: named(text), text, values: [...params] })).rowCount ?? 0 }),
-    exec: async (text) => void (await client.query(text)),
+      (await query(client, { name: named(text), text, values: [...params] })).rows[0] as T | undefined,
+    run: async (text, params = []) => ({ changes: (await query(client, { name: named(text), text, values: [...params] })).rowCount ?? 0 }),
+    exec: async (text) => void (await query(client, text)),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       if (client === pool) {
         for (let attempt = 1; ; attempt++) {
-          const connection = await pool.connect();
           try {
-            await connection.query('BEGIN');
-            const result = await fn(on(connection, { depth: 0 }));
-            await connection.query('COMMIT');
-            return result;
+            return await checkedOut(pool, async (connection) => {
+              await connection.query('BEGIN');
+              try {
+                const result = await fn(on(connection, { depth: 0 }));
+                await connection.query('COMMIT');
+                return result;
+              } catch (err) {
+                await connection.query('ROLLBACK').catch(() => undefined);
+                throw err;
+              }
+            });
           } catch (err) {
-            await connection.query('ROLLBACK').catch(() => undefined);
             if (!(attempt < 5 && isRetryable(err))) throw err;
-          } finally {
-            connection.release();
           }
         }
       }

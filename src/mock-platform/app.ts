@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import type { Db } from '../lib/db.js';
 import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
+import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { DestinationStream } from 'pino';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
@@ -202,7 +203,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     }),
   );
 
-  app.use(notFoundHandler);
+  app.use(methodNotAllowed(app), notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }

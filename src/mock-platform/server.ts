@@ -18,7 +18,7 @@ import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from '.
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
-import { exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../lib/cli.js';
+import { EX_CONFIG, exitOnStartupError, exitUnlessRun, isEntryPoint, listenFailure, readCommandLine, type CliOutput } from '../lib/cli.js';
 
 export interface MockPlatformOptions {
   /** 0 picks a free port (tests). */
@@ -99,7 +99,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     });
   } catch (err) {
     db.close();
-    throw err;
+    throw listenFailure(err, { port: options.port ?? 0, host }, { port: 'MOCK_PORT', host: 'MOCK_HOST' });
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -147,9 +147,11 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   return { url, app, db, server, webhooks, uploadsDir, logger, clock, close };
 }
 
+const NOT_A_PORT = 'must be a port number 0–65535';
+
 /** The mock's own variables, read by `npm run mock` and `npm run dev` alike. */
 export const MockEnv = z.object({
-  MOCK_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  MOCK_PORT: z.coerce.number({ error: NOT_A_PORT }).int(NOT_A_PORT).min(0, NOT_A_PORT).max(65535, NOT_A_PORT).default(4000),
   MOCK_HOST: z.string().min(1).default('127.0.0.1'),
   MOCK_DATABASE_PATH: z.string().min(1).default(':memory:'),
   MOCK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -204,9 +206,10 @@ if (isEntryPoint(import.meta.url)) {
   const env = mockOptionsFrom(process.env);
   if (!env.ok) {
     console.error(`Invalid configuration; fix these environment variables:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
-    process.exit(78); // EX_CONFIG
+    process.exit(EX_CONFIG);
   }
-  const starting = startMockPlatform(env.options);
+  // The port in use prints one line naming MOCK_PORT, not a stack.
+  const starting = startMockPlatform(env.options).catch(exitOnStartupError);
   // Listening for signals before the banner: a Ctrl-C right after it must still close the mock.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
 import type { Sql } from '../lib/sql.js';
 import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
+import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { securityHeaders } from '../lib/perf/security-headers.js';
@@ -152,6 +153,7 @@ export function createApp(deps: AppDeps): Express {
         accounts,
         invitations,
         lifecycle,
+        links: web.links,
         reports,
         mail,
         provider,
@@ -173,7 +175,7 @@ export function createApp(deps: AppDeps): Express {
     app.use(router);
   }
 
-  app.use(notFoundHandler);
+  app.use(methodNotAllowed(app), notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }

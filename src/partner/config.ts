@@ -31,6 +31,8 @@ const oneMailbox = z
   }, 'must be one address, e.g. "Acme Assessments <no-reply@acme.example>"');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+const NOT_A_PORT = 'must be a port number 0–65535';
+const portNumber = z.coerce.number({ error: NOT_A_PORT }).int(NOT_A_PORT).min(0, NOT_A_PORT).max(65535, NOT_A_PORT);
 
 /**
  * Signs candidate and results links when CANDIDATE_LINK_SECRET is unset, on a server only this
@@ -83,7 +85,7 @@ const DAY_MS = 24 * 60 * 60_000;
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default(PARTNER_DEFAULTS.HOST),
-  PORT: z.coerce.number().int().min(0).max(65535).default(PARTNER_DEFAULTS.PORT),
+  PORT: portNumber.default(PARTNER_DEFAULTS.PORT),
   /** Where the partner server is reachable by the platform and by candidates (links in e-mails, report urls). */
   PUBLIC_URL: httpUrl.optional(),
   DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),

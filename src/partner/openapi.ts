@@ -135,7 +135,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
       ...BODY_ERRORS,
       ...TOKEN_ERRORS,
       403: error('The token is already bound to another company. The platform shows "invalid token".'),
-      422: error('`company_id` is not a positive integer.'),
+      422: error('`company_id` is missing (`{}`, `42`, `null`, no body) or not a positive integer; nothing is bound.'),
     },
     examples: [
       { name: 'bind', summary: 'Binds the account to company 3', body: { company_id: EXAMPLE_COMPANY_ID }, status: 200, response: { ok: true } },
@@ -384,8 +384,8 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
     summary: 'A result or progress pushed by the vendor\'s product',
     description:
       'Called by the vendor\'s own product (not the platform) when a test taken there ends or progresses. Signed: ' +
-      '`X-Vendor-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with VENDOR_RESULTS_SECRET>`, ' +
-      'within 5 minutes of the server\'s time; checked before the report id is looked at. The same result again ' +
+      '`X-Vendor-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<report_id>.<raw body>" keyed with VENDOR_RESULTS_SECRET>`, ' +
+      'within 5 minutes of the server\'s time; checked before the report id is looked up, and valid for the report it names only. The same result again ' +
       'answers the same and changes nothing. See docs/results-endpoint.md for how to sign, with curl.',
     parameters: [
       reportIdParam,
@@ -401,18 +401,18 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
     responses: {
       200: { description: 'Recorded, or the same as already recorded.', schema: z.object({ id: ReportId, status: z.string() }) },
       400: error('Signed, but not JSON.'),
-      401: error('No VENDOR_RESULTS_SECRET configured, or the signature is missing, malformed, stale or wrong.'),
+      401: error('No VENDOR_RESULTS_SECRET configured, or the signature is missing, malformed, stale or wrong (signed for another report included).'),
       404: error('No such report.'),
       409: error('The report is canceled, or already finished with another result.'),
       413: error('The body is larger than BODY_LIMIT_BYTES.'),
-      415: error('A compressed body.'),
+      415: error('A body not declared as JSON, or a compressed one.'),
       422: error('Invalid fields, with `errors` per field.'),
     },
     examples: [
       {
         name: 'progress',
         summary: 'The candidate opened the test in the product (recorded; the platform\'s report does not change)',
-        params: { report_id: R5, [VENDOR_SIGNATURE_HEADER]: signVendorResult(EXAMPLE_VENDOR_RESULTS_SECRET, JSON.stringify(vendorProgress), EXAMPLE_TIME_MS / 1000) },
+        params: { report_id: R5, [VENDOR_SIGNATURE_HEADER]: signVendorResult(EXAMPLE_VENDOR_RESULTS_SECRET, R5, JSON.stringify(vendorProgress), EXAMPLE_TIME_MS / 1000) },
         body: vendorProgress,
         status: 200,
         response: { id: R5, status: 'opened' },

@@ -18,6 +18,7 @@ import { deliveryAgent, type DeliveryTimeouts } from './reports/worker.js';
 import type { WebhookHandler } from './webhooks/handlers/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
+import { EX_CONFIG, exitOnStartupError, listenFailure } from '../lib/cli.js';
 
 /** Replacements for tests: a fake clock, a dispatcher with short timeouts, a failing mailer. */
 export interface MainOverrides {
@@ -92,7 +93,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
     });
   } catch (err) {
     await database.close();
-    throw err;
+    throw listenFailure(err, { port: config.port, host: config.host }, { port: 'PORT', host: 'HOST' });
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -216,7 +217,10 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
 /**
  * `startPartner` as a process's entry point: reads `.env`, starts, and stops gracefully on SIGTERM
  * and SIGINT. A bad setting (the kit's or the provider's) prints one message naming every variable
- * to fix and exits 78 (EX_CONFIG).
+ * to fix and exits 78 (EX_CONFIG). A start that fails on what a setting names prints one line
+ * naming the variable, never a stack: exit 78 when the setting is wrong (a password PostgreSQL
+ * refuses, a SQLite file that cannot be opened, a privileged port), 69 (EX_UNAVAILABLE) when what
+ * it names is not there now (PostgreSQL refusing connections or not answering, the port in use).
  */
 export async function runPartner(options: Omit<StartOptions, 'config'>): Promise<RunningPartner> {
   loadEnvFile();
@@ -226,11 +230,17 @@ export async function runPartner(options: Omit<StartOptions, 'config'>): Promise
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
-      process.exit(78); // EX_CONFIG
+      process.exit(EX_CONFIG);
     }
     throw err;
   }
-  const starting = startPartner({ ...options, config });
+  const starting = startPartner({ ...options, config }).catch((err: unknown) => {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(EX_CONFIG);
+    }
+    return exitOnStartupError(err);
+  });
   // Listening before "partner server listening" is logged: a SIGTERM right after it, as an
   // orchestrator may send, must still shut down gracefully.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

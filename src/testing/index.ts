@@ -176,7 +176,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       async postResult(reportId, body) {
         const raw = JSON.stringify(body);
         // The one place the harness signs: it signs as the vendor's product must (results/signature.ts).
-        const signature = signVendorResult(env.VENDOR_RESULTS_SECRET!, raw);
+        const signature = signVendorResult(env.VENDOR_RESULTS_SECRET!, reportId, raw);
         return json('POST', `${partner.publicUrl}/vendor/reports/${encodeURIComponent(reportId)}/result`, raw, { [VENDOR_SIGNATURE_HEADER]: signature });
       },
       close,

@@ -79,7 +79,7 @@ export function careersHarness(options: { events?: PlatformEvents } = {}): Caree
     count: (table) => db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n,
     async close() {
       const processing = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM uploaded_files WHERE status = 'processing'");
-      await eventually(() => expect(processing.get()!.n).toBe(0), { what: 'uploads still processing to finish', timeoutMs: 5_000 });
+      await eventually(() => expect(processing.get()!.n).toBe(0), { what: 'uploads still processing to finish' });
       db.close();
       rmSync(uploadsDir, { recursive: true, force: true });
     },

@@ -95,6 +95,24 @@ describe('offer fields clients rely on', () => {
     }
   });
 
+  test('translations list the offer’s own language, en, with its original texts, beside the others: a client asking for language=en finds its teaser', async () => {
+    const TEXTS = ['title', 'description', 'highlight', 'requirements', 'sharing_image', 'sharing_title', 'sharing_description', 'locations_question'];
+    for (const company of SEED_COMPANIES) {
+      for (const offer of await listing(company.subdomain)) {
+        const translations = offer.translations as Record<string, Record<string, unknown>>;
+        expect(Object.keys(translations.en ?? {}).sort(), offer.slug).toEqual([...TEXTS].sort());
+        for (const key of TEXTS) expect(typeof translations.en![key], `${offer.slug} en.${key}`).toBe('string');
+        expect(translations.en).toMatchObject({ title: offer.title, description: offer.description ?? '' });
+        for (const q of offer.open_questions as { body: string; translations: Record<string, { body: string }>; open_question_options: { body: string; translations: Record<string, { body: string }> }[] }[]) {
+          expect(q.translations.en).toEqual({ body: q.body });
+          for (const c of q.open_question_options) expect(c.translations.en).toEqual({ body: c.body });
+        }
+      }
+    }
+    const backend = (await listing('acme')).find((o) => o.slug === 'senior-backend-engineer')!;
+    expect(Object.keys(backend.translations as object)).toEqual(['en', 'nl', 'de']);
+  });
+
   test('position is the offer’s place on the careers site, the same whatever the filter', async () => {
     const offers = await listing('acme');
     expect(offers.map((o) => o.position)).toEqual(offers.map((_o, i) => i + 1));

@@ -78,7 +78,7 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
     });
     expect(offer.description).toContain('<strong>logistics platform</strong>');
     expect(offer.requirements).toContain('<ul>');
-    expect(Object.keys(offer.translations)).toEqual(['nl', 'de']);
+    expect(Object.keys(offer.translations)).toEqual(['en', 'nl', 'de']);
     expect(Object.keys(offer.translations.nl).sort()).toEqual(
       ['description', 'highlight', 'locations_question', 'requirements', 'sharing_description', 'sharing_image', 'sharing_title', 'title'],
     );

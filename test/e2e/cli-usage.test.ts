@@ -14,10 +14,11 @@ const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
- * Runs an entry point as `npm run …` does (node itself, so a kill reaches it). Should it start
- * servers instead of refusing its arguments, they take free ports and a throwaway database.
+ * Runs an entry point as `npm run …` does (node itself, so a kill reaches it), to its exit. Should
+ * it start servers instead of refusing its arguments, they take free ports and a throwaway
+ * database, and the test fails at its time limit: the process is killed when the test ends.
  */
-const run = (script: string, args: string[]) =>
+const run = (script: string, args: string[], onTestFinished: (fn: () => void) => void) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: ROOT,
@@ -34,11 +35,8 @@ const run = (script: string, args: string[]) =>
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+    onTestFinished(() => child.kill('SIGKILL'));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 
 /**
@@ -62,8 +60,8 @@ describe('command-line arguments', () => {
   // One process per script, all at once: each spends its time starting Node and loading its modules.
   it.concurrent.for(CLIS.map(([name, script]) => [name, script] as const))(
     '%s %j --bogus, as its own process: the usage on stderr, exit 2, no stack trace, nothing started',
-    async ([name, script], { expect }) => {
-      const result = await run(script, ['--bogus']);
+    async ([name, script], { expect, onTestFinished }) => {
+      const result = await run(script, ['--bogus'], onTestFinished);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('Usage:');
       expect(result.stderr).toContain(name);

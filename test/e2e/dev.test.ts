@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
 import { banner, startSandbox } from '../../scripts/dev.js';
+import { linkIn, storedMails } from '../invitations/support.js';
+import { eventually } from '../support/eventually.js';
 import { ACME, ADA } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
@@ -35,10 +37,12 @@ async function sendFirstTest(mockUrl: string, codename: string) {
 describe('npm run dev', () => {
   it('on a fresh clone, then again: registers, integrates Acme with the demo token, and is ready to send', async () => {
     const first = await start();
+    let firstReport: string;
     try {
       expect(first.integration).toEqual({ ok: true });
       expect(existsSync(path.join(dir, 'partner.db.demo-token'))).toBe(true);
       const sent = await sendFirstTest(first.mockUrl, first.codename);
+      firstReport = sent.body.report.id;
       expect(sent.body.report).toMatchObject({ status: 'sent', delivery: 'delivered' });
       const page = await request(first.mockUrl).get(`/companies/${ACME.id}`).expect(200);
       expect(page.text).toContain('Demo Assessments');
@@ -47,10 +51,13 @@ describe('npm run dev', () => {
       await first.close();
     }
 
-    // Second run: the partner database exists (no new demo account), the mock starts empty.
+    // Second run: the partner database exists (no new demo account), and the mock, kept in a file
+    // beside it, still has the report the partner lists.
     const second = await start();
     try {
+      expect(existsSync(path.join(dir, 'partner.mock.db'))).toBe(true);
       expect(second.integration).toEqual({ ok: true });
+      await request(second.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${firstReport}`).expect(200);
       await sendFirstTest(second.mockUrl, second.codename);
     } finally {
       await second.close();
@@ -61,6 +68,24 @@ describe('npm run dev', () => {
       expect(db.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 2 });
     } finally {
       db.close();
+    }
+
+    // --reset: both start empty, and still agree.
+    const third = await startSandbox(
+      { PATH: process.env.PATH, DATABASE_PATH: path.join(dir, 'partner.db'), PORT: '0', MOCK_PORT: '0', LOG_LEVEL: 'silent' },
+      { reset: true },
+    );
+    try {
+      expect(third.integration).toEqual({ ok: true });
+      await request(third.mockUrl).get(`/api/marketplace/c/${ACME.id}/reports/${firstReport}`).expect(404);
+    } finally {
+      await third.close();
+    }
+    const reset = openDb(path.join(dir, 'partner.db'));
+    try {
+      expect(reset.prepare('SELECT count(*) AS n FROM invitations').get()).toEqual({ n: 0 });
+    } finally {
+      reset.close();
     }
   });
 });
@@ -191,6 +216,21 @@ describe('npm run dev for each kind of partner', () => {
       expect(text).toMatch(/complete the check/i);
       expect(text).toContain('Record result');
       expect(text).not.toMatch(/take the test/);
+
+      // The candidate's e-mail and consent page name the vendor as the platform does.
+      await sendFirstTest(sandbox.mockUrl, sandbox.codename);
+      const [mail] = await eventually(
+        async () => {
+          const stored = await storedMails(path.join(sub, 'partner.db'));
+          expect(stored).toHaveLength(1);
+          return stored;
+        },
+        { what: 'the invitation e-mail', timeoutMs: 15_000, intervalMs: 100 },
+      );
+      expect(mail!.from).toMatchObject({ name });
+      const consent = await request(linkIn(mail!.text)).get('').expect(200);
+      expect(consent.text).toMatch(new RegExp(`class="brand">${name} <span>`));
+      expect(consent.text).not.toContain('Demo Assessments');
     } finally {
       await sandbox.close();
     }

@@ -34,7 +34,7 @@ const reportOnceIt = (world: ForkedPartner, reportId: string, check: (r: Report)
       check(r);
       return r;
     },
-    { what: `report ${reportId} on the platform`, timeoutMs: 15_000 },
+    { what: `report ${reportId} on the platform` },
   );
 
 /** PATCHes the platform received for a report, from its call log. */
@@ -65,7 +65,7 @@ describe('a product that hosts its tests: an assessment', () => {
       provider: hostedProvider({ productUrl: product.url }),
       env: { VENDOR_RESULTS_SECRET: SECRET },
     });
-  }, 30_000);
+  });
   afterAll(() => world?.close());
 
   it('send → the product creates the test → the link points at the product → it posts the result → the report shows it', async () => {
@@ -122,6 +122,32 @@ describe('a product that hosts its tests: an assessment', () => {
     expect((await product.finish(reportId, { status: 'completed', score: '90%' })).status).toBe(409);
   });
 
+  it('a result captured on its way to one report and sent unchanged to another: 401, and the other report changes neither here nor on the platform', async () => {
+    const other = await startInProduct(world, 'sql');
+    const { reportId } = await startInProduct(world, 'js-senior');
+    await reportOnceIt(world, other.reportId, (r) => expect(r.urls.show).toEqual(expect.any(String)));
+    const stored = async () => ({
+      invitation: await rowOf(world.sql, 'SELECT status, score, subtitle, completed_at FROM invitations WHERE report_id = ?', other.reportId),
+      updates: await rowsOf(world.sql, 'SELECT id, body FROM report_updates WHERE report_id = ? ORDER BY id', other.reportId),
+    });
+    const before = await stored();
+
+    const result = { status: 'completed' as const, score: '100%', subtitle: 'JavaScript (senior): 15 of 15' };
+    expect((await product.finish(reportId, result)).status).toBe(200);
+    const captured = product.sent().at(-1)!;
+    expect(captured.url).toBe(`${world.partner.publicUrl}/vendor/reports/${reportId}/result`);
+    const replayed = await fetch(captured.url.replace(reportId, other.reportId), { method: 'POST', headers: captured.headers, body: captured.body });
+    expect(replayed.status).toBe(401);
+    expect(await replayed.json()).toEqual({ error: expect.stringContaining('"<t>.<report_id>.<raw body>"') });
+
+    // The result reached the report it was signed for; nothing was queued for the other one.
+    await reportOnceIt(world, reportId, (r) => expect(r).toMatchObject({ status: 'completed', score: '100%' }));
+    expect(await stored()).toEqual(before);
+    expect(before.invitation).toMatchObject({ status: 'sent', score: null });
+    expect(await world.report(other.reportId)).toMatchObject({ status: 'sent', score: null, subtitle: null });
+    expect((await patchesOf(other.reportId)).filter((p) => p.status !== undefined || p.score !== undefined)).toEqual([]);
+  });
+
   it('the same result sent 20 times at once: every answer is the same 200, and the platform gets one update', async () => {
     const { reportId } = await startInProduct(world, 'sql');
     const result = { status: 'failed' as const, score: '31%', subtitle: 'SQL: 4 of 13' };
@@ -145,7 +171,7 @@ describe('a product that hosts its tests: a background check', () => {
       provider: hostedProvider({ productUrl: product.url }),
       env: { VENDOR_RESULTS_SECRET: SECRET },
     });
-  }, 30_000);
+  });
   afterAll(() => world?.close());
 
   it('completed or failed with its score only: subtitle and properties the product sends are dropped', async () => {

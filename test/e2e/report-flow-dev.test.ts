@@ -36,7 +36,7 @@ describe('npm run dev delivers report updates to the mock', () => {
           expect(links.cancel).toBeDefined();
           return links;
         },
-        { what: 'the links on the report', timeoutMs: 15_000, intervalMs: 100 },
+        { what: 'the links on the report', intervalMs: 100 },
       );
       expect(urls).toEqual({
         show: expect.stringMatching(new RegExp(`^${sandbox.partnerUrl}/results\\?token=`)),
@@ -49,7 +49,7 @@ describe('npm run dev delivers report updates to the mock', () => {
           expect(stored).toHaveLength(1);
           return stored;
         },
-        { what: 'the invitation e-mail', timeoutMs: 15_000, intervalMs: 100 },
+        { what: 'the invitation e-mail', intervalMs: 100 },
       );
       expect(mails[0]!.to[0]!.address).toBe('ada@example.com');
       // Where the banner sends the user: the e-mail page of the dashboard (admin / admin in development).

@@ -63,7 +63,7 @@ beforeAll(async () => {
   });
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
   browser = await launchChromium();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -92,14 +92,13 @@ const reportOnceIt = (what: string, id: string, check: (r: Report) => void) =>
       check(r);
       return r;
     },
-    { what, timeoutMs: 15_000 },
+    { what },
   );
 
 /** The invitation e-mail the JSON transport rendered for a candidate, as the partner stored it in its database. */
 const mailTo = (email: string) =>
   eventually(async () => present((await storedMails(database.sql)).find((m) => m.to[0]!.address === email), `e-mail to ${email}`), {
     what: `an e-mail to ${email}`,
-    timeoutMs: 15_000,
   });
 
 const linkIn = (text: string) => /(http:\/\/\S+\/take\?token=[\w.-]+)/.exec(text)![1]!;

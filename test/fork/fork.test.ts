@@ -26,7 +26,7 @@ beforeAll(async () => {
     webhookHandlers: product.webhookHandlers,
     env: { WEBHOOK_SECRETS: `${ACME.id}:${WEBHOOK_SECRET}` },
   });
-}, 30_000);
+});
 afterAll(async () => {
   await world?.close();
   await mock?.close();
@@ -50,7 +50,7 @@ const reportOnceIt = (reportId: string, status: string) =>
       expect(r.status).toBe(status);
       return r;
     },
-    { what: `report ${reportId} to be ${status}`, timeoutMs: 15_000 },
+    { what: `report ${reportId} to be ${status}` },
   );
 
 describe('a fork: its own provider and webhook handler, passed to startPartner', () => {

@@ -110,5 +110,5 @@ describe('the invitation e-mail recipient', () => {
     } finally {
       await h.close();
     }
-  }, 60_000);
+  });
 });

@@ -14,19 +14,16 @@ describe('sending through a pool of SMTP connections', () => {
       for (let i = 0; i < 12; i++) await h.send(c.token, sendBody(c.tests[0]!.id, { email: `candidate-${i}@example.com` }));
       await h.starter.runOnce();
       await h.platformAccepts();
-      const t0 = performance.now();
       expect(await h.sender.runOnce()).toMatchObject({ sent: 12 });
-      const ms = performance.now() - t0;
 
       expect(new Set(sink.recipients).size).toBe(12);
-      // More than one at a time, never more than the pool's bound, and the connections are reused.
+      // More than one at a time (the server saw them side by side, which a busy machine's clock
+      // could not tell), never more than the pool's bound, and the connections are reused.
       expect(sink.maxMessagesInFlight()).toBeGreaterThan(1);
       expect(sink.maxMessagesInFlight()).toBeLessThanOrEqual(3);
       expect(sink.maxOpen()).toBeGreaterThan(1);
       expect(sink.maxOpen()).toBeLessThanOrEqual(3);
       expect(sink.connections()).toBeLessThanOrEqual(3);
-      // One at a time, 12 × 150 ms would be 1.8 s at the very least.
-      expect(ms).toBeLessThan(12 * 150);
       expect((await h.rows("SELECT status FROM mail_outbox")).every((r) => r.status === 'sent')).toBe(true);
     } finally {
       await h.close();

@@ -210,6 +210,7 @@ export type FlowHarness = Awaited<ReturnType<typeof flowHarness>>;
  * connection or the file's path), oldest first, parsed as nodemailer renders them.
  */
 export interface StoredMail {
+  from: { address: string; name?: string };
   to: { address: string; name?: string }[];
   subject: string;
   text: string;

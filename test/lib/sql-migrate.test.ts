@@ -17,7 +17,7 @@ let postgres: RunningPostgres;
 const pools: pg.Pool[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
   postgres?.stop();

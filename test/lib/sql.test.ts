@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { openSqlite } from '../../src/lib/db.js';
-import { postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
+import { DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
 import { mkdtempSync, mkdirSync } from 'node:fs';
@@ -18,7 +18,7 @@ let postgres: RunningPostgres;
 const pools: pg.Pool[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
   postgres?.stop();
@@ -172,6 +172,24 @@ describe('Sql on postgres, when the database ends its connections', () => {
     const admin = postgresSql(adminPool);
     await admin.all('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     await eventually(() => expect(broken).toHaveLength(3));
+    expect(await sql.get('SELECT 42 AS n')).toEqual({ n: 42 });
+  });
+
+  it('ends a transaction whose connection is ended under it as DatabaseUnavailable (503), drops that connection, and answers the next query', async () => {
+    const url = await postgres.createDatabase('ended_in_transaction');
+    const pool = postgresPool(url, { max: 2 });
+    pools.push(pool);
+    const sql = postgresSql(pool);
+    const adminPool = postgresPool(url, { max: 1 });
+    pools.push(adminPool);
+    const admin = postgresSql(adminPool);
+    const ended = sql.transaction(async (tx) => {
+      const { pid } = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+      await admin.get('SELECT pg_terminate_backend($1)', [pid]);
+      return tx.get('SELECT 1 AS n');
+    });
+    await expect(ended).rejects.toBeInstanceOf(DatabaseUnavailable);
+    await expect(ended).rejects.toMatchObject({ status: 503, message: 'The database is unavailable: try again shortly' });
     expect(await sql.get('SELECT 42 AS n')).toEqual({ n: 42 });
   });
 });

@@ -16,6 +16,18 @@ afterEach(() => partner.close());
 
 const calls = async (query = '') => (await request(platform.app).get(`/_mock/calls${query}`).expect(200)).body.calls;
 
+describe('a known path with a method it does not take', () => {
+  it('answers 405 with Allow in the error shape; an unknown path stays 404', async () => {
+    const wrong = await request(platform.app).put(`/api/p/skill-check/c/${ACME.id}/partner`).set('authorization', `Bearer ${ACME.token}`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.allow).toBe('DELETE, GET, HEAD, PATCH, POST');
+    expect(wrong.body).toEqual({ error: 'PUT is not allowed here: use DELETE, GET, HEAD, PATCH, POST' });
+    await request(platform.app).delete('/calls').expect(405).expect('allow', 'GET, HEAD');
+    await request(platform.app).get('/api/p/skill-check/reports/5e1f0c2a-0000-4000-8000-000000000001').expect(405).expect('allow', 'PATCH');
+    await request(platform.app).post('/no-such-path').expect(404);
+  });
+});
+
 describe('call log', () => {
   it('records an inbound call with its answer, and redacts the API token and the returned secret', async () => {
     const [call] = await calls('?endpoint=partners.create');

@@ -161,15 +161,17 @@ describe('faults on the callbacks to the partner', () => {
 
   it('a delay past the callback timeout: the call times out before reaching the partner', async () => {
     await armCallback({ endpoint: 'send_candidate', delayMs: 5_000 }).expect(201);
-    const started = Date.now();
     const res = await sendTest().expect(502);
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(res.body.error).toBe('There was a problem with the Demo Assessments API');
     expect(sendCalls()).toHaveLength(0);
     expect(await lastCall()).toMatchObject({ error: 'timed out after 300 ms', fault: 'delay 5000 ms' });
   });
 
   it('a delay within the timeout: the call goes through late', async () => {
+    // A timeout no busy machine reaches, so that only the delay decides.
+    mock = mockPlatform({ callbackTimeoutMs: 60_000 });
+    await register(mock.app, 'demo-assessments', demo.urls, { name: 'Demo Assessments' });
+    await integrate(mock.app, ACME.id, 'demo-assessments');
     await armCallback({ endpoint: 'tests', delayMs: 150 }).expect(201);
     const started = Date.now();
     await request(mock.app).get(`/api/marketplace/c/${ACME.id}/partners/demo-assessments/tests`).expect(200);

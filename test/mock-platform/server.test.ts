@@ -34,15 +34,13 @@ describe.concurrent('npm run mock', () => {
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The URL once printed; an exit before it fails the test with what was printed.
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 15_000);
       child.stdout.on('data', () => {
         const match = /Mock platform sandbox: (http:\/\/\S+)/.exec(stdout);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
+        if (match) resolve(match[1]!);
       });
+      void exited.then((code) => reject(new Error(`exited (${code}) without printing its URL: ${stdout}`)));
     });
     expect(stdout).toContain('Acme Corp (company 1): mock_api_acme');
     await request(url).get('/healthz').expect(200);

@@ -104,7 +104,7 @@ describe('webhook delivery pool', () => {
     expect(slowRequests.map((r) => r.error)).toEqual(Array(5).fill(`timed out after ${TIMEOUT_MS} ms`));
     expect(p.webhooks.store.deliveries(ACME).map((d) => [d.status, d.attemptCount])).toEqual(Array(5).fill(['pending', 1]));
     expect(p.webhooks.store.deliveries(GLOBEX).map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered']);
-  }, 20_000);
+  });
 
   it('keeps at most two requests in flight per endpoint and starts each endpoint’s deliveries in due order', async () => {
     const p = (platform = webhookPlatform({ timeoutMs: 2_000 }));

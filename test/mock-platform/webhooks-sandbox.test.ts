@@ -90,6 +90,10 @@ describe('sandbox: webhooks page', () => {
     const requestId = /webhooks\/requests\/(\d+)\?as=/.exec(canceled.text)![1]!;
     const detail = await page(`/companies/${ACME}/webhooks/requests/${requestId}?as=${RILEY}`);
     expect(detail.text).toContain('x-service-signature');
+    const headers = /<pre class="headers">([^<]*)<\/pre>/.exec(detail.text)![1]!.split('\n');
+    expect(headers.length).toBeGreaterThan(2);
+    for (const line of headers) expect(line).toMatch(/^[a-z0-9-]+: \S/);
+    expect(headers.some((line) => line.startsWith('x-service-signature: '))).toBe(true);
     expect(detail.text).toContain('&quot;event_type&quot;:&quot;candidate_moved&quot;');
     expect(detail.text).toContain('nope');
     await request(platform.app).get(`/companies/${ACME}/webhooks/requests/${requestId}?as=${HANA}`).expect(403);

@@ -11,14 +11,14 @@ import { launchChromium } from '../support/browser.js';
  * headless Chromium under the mock's Content Security Policy.
  */
 
-/** Redoc's footer shows Redocly's logo from their CDN; the CSP blocks it and Redoc then hides it. */
+/** Redoc's footer shows Redocly's logo from their CDN: the mock serves the bundle without it. */
 const REDOCLY_LOGO = 'https://cdn.redoc.ly/';
 
 let mock: RunningMockPlatform;
 let browser: Browser;
 beforeAll(async () => {
   [mock, browser] = await Promise.all([startMockPlatform({ port: 0, logLevel: 'silent' }), launchChromium()]);
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await mock?.close();
@@ -37,32 +37,35 @@ it('serves Redoc from the mock, not from a CDN, with a CSP that lets its worker 
   const script = await request(mock.url + REDOC_SCRIPT_PATH);
   expect(script.statusCode).toBe(200);
   expect(script.headers['content-type']).toMatch(/^text\/javascript/);
-  expect((await script.body.text()).length).toBeGreaterThan(100_000);
+  const bundle = await script.body.text();
+  expect(bundle.length).toBeGreaterThan(100_000);
+  expect(bundle).not.toContain(REDOCLY_LOGO);
 });
 
-it('renders every operation of the document in Chromium, with nothing refused but the remote logo', async () => {
+it('renders every operation of the document in Chromium, with nothing refused and nothing fetched from outside; the title reads once', async () => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   const outside: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().includes(REDOCLY_LOGO)) problems.push(m.text());
+    if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
   page.on('request', (r) => {
     const url = r.url();
-    if (!url.startsWith(mock.url) && !url.startsWith('blob:') && !url.startsWith('data:') && !url.startsWith(REDOCLY_LOGO)) {
+    if (!url.startsWith(mock.url) && !url.startsWith('blob:') && !url.startsWith('data:')) {
       outside.push(url);
     }
   });
 
   await page.goto(`${mock.url}/api-reference`);
   for (const op of PLATFORM_OPERATIONS) {
-    await page.locator('h2', { hasText: op.summary }).first().waitFor({ timeout: 20_000 });
+    await page.locator('h2', { hasText: op.summary }).first().waitFor({ timeout: 120_000 });
   }
   // The examples are there too: the registration example's codename, in a request sample.
   await expect(page.getByText('"Demo Assessments"').first().isVisible()).resolves.toBe(true);
+  expect(await page.locator('h1').first().innerText()).toBe('Mock platform: API for partners (1.0)');
   expect(problems).toEqual([]);
   expect(outside).toEqual([]);
   await context.close();
-}, 60_000);
+});

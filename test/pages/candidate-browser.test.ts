@@ -16,7 +16,7 @@ import { ISO_TIME, READABLE_TIME, clickAndLoad, mainText, openPage } from './bro
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
 });

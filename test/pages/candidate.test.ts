@@ -173,7 +173,12 @@ describe('a check (background or reference)', () => {
     const page = await h.http().get(t.link);
     expect(page.text).toContain('I consent to this background check');
     expect(page.text).not.toContain('Submit my answers');
-    expect((await h.http().post('/take').type('form').send({ token: t.token })).status).toBe(422);
+    expect(page.text).not.toContain('role="alert"');
+    // Without the tick: the box says what to do; nothing speaks of answers or questions, which a consent form has none of.
+    const refused = await h.http().post('/take').type('form').send({ token: t.token });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('Tick the box to give your consent.');
+    expect(refused.text).not.toMatch(/answers|questions/i);
     expect(await h.row('SELECT submitted_at FROM invitations')).toEqual({ submitted_at: null });
 
     await h.http().post('/take').type('form').send({ token: t.token, consent: 'yes' }).expect(303);

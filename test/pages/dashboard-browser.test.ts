@@ -8,7 +8,7 @@ import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, clickAndLoad, mainText, 
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
 });
@@ -121,7 +121,7 @@ describe('the dashboard in a browser', () => {
     await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
     expect(await page.locator('main ul .tag').last().innerText()).toBe('stored');
 
-    await page.getByRole('link', { name: '#1' }).click();
+    await page.getByRole('link', { name: 'Acme invites you to take the JavaScript fundamentals test' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
     const main = await mainText(page);
     expect(main).toMatch(/Status\s+stored/);
@@ -129,21 +129,38 @@ describe('the dashboard in a browser', () => {
     expect(main).toMatch(/Stored\s+1 Nov 2026, 09:00:00 UTC/);
     expect(main).not.toMatch(/\bSent\b/);
 
-    // The HTML part, in a sandboxed frame, rendered as a mail client would.
+    // The HTML part, in a sandboxed frame (no scripts, no forms), rendered as a mail client would.
     const iframe = page.locator('iframe.mail-html');
-    expect(await iframe.getAttribute('sandbox')).toBe('');
+    expect((await iframe.getAttribute('sandbox'))!.split(' ').sort()).toEqual(['allow-popups', 'allow-popups-to-escape-sandbox']);
     const body = page.frameLocator('iframe.mail-html').locator('body');
     expect(await body.innerText()).toContain('Acme invites you to take the JavaScript fundamentals test as part of your application.');
-    expect(await page.frameLocator('iframe.mail-html').getByRole('link', { name: 'Start the test' }).getAttribute('href')).toBe(candidateUrl);
 
-    // The candidate link: shown short, a real link, in the text part too; following it opens the test.
-    const textLink = page.locator('pre.mail a');
-    expect(await textLink.getAttribute('href')).toBe(candidateUrl);
+    // "Start the test" opens the test in a tab of its own, outside the frame, styled; the candidate has not opened it.
+    const tab = page.context().waitForEvent('page');
+    await page.frameLocator('iframe.mail-html').getByRole('link', { name: 'Start the test' }).click();
+    const test = await tab;
+    await test.waitForURL(/\/take\?token=/);
+    await test.waitForLoadState('load');
+    expect(test.url().startsWith(`${candidateUrl}&preview=`)).toBe(true);
+    expect(await test.locator('h1').innerText()).toBe('JavaScript fundamentals');
+    // Styled: the stylesheet loaded (the card has its background, not the browser's transparent default).
+    expect(await test.evaluate('getComputedStyle(document.querySelector("section.card")).backgroundColor')).not.toBe('rgba(0, 0, 0, 0)');
+    expect(await test.getByRole('button', { name: 'Submit my answers' }).isVisible()).toBe(true);
+    expect(await h.row('SELECT opened_at FROM invitations')).toEqual({ opened_at: null });
+    await test.close();
+
+    // The candidate link: shown short, in the text part too; following it from here opens the test, still not as the candidate.
+    expect(await page.locator('pre.mail a').innerText()).toBe(candidateUrl);
     const link = page.getByRole('link', { name: /^…\/take\?token=eyJhbGci…$/ });
-    expect(await link.getAttribute('href')).toBe(candidateUrl);
+    expect(await link.getAttribute('title')).toBe(candidateUrl);
     await link.click();
     await page.waitForURL(/\/take\?token=/);
     expect(await page.locator('h1').innerText()).toBe('JavaScript fundamentals');
+    expect(await h.row('SELECT opened_at FROM invitations')).toEqual({ opened_at: null });
+
+    // The candidate's own click counts.
+    await page.goto(candidateUrl);
+    expect(await h.row('SELECT opened_at FROM invitations')).toEqual({ opened_at: '2026-11-01T09:00:00.000Z' });
     expect(problems).toEqual([]);
   });
 

@@ -120,6 +120,20 @@ describe('the dashboard', () => {
         await t.close();
       }
     });
+
+    it('when the scheme is in another case or followed by several spaces, then the credentials still open it (RFC 9110)', async () => {
+      const token = 'tok_0123456789abcdefghijklmnopqrstuv';
+      const t = await flowHarness({ env: { ADMIN_TOKEN: token, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password } });
+      try {
+        const credentials = AUTH.slice('Basic '.length);
+        for (const header of [`bearer ${token}`, `BEARER ${token}`, `Bearer   ${token}`, `bearer\t${token}`, `basic ${credentials}`, `BASIC  ${credentials}`, `Basic \t ${credentials}`]) {
+          expect({ header, status: (await t.http().get('/admin').set('Authorization', header)).status }).toEqual({ header, status: 200 });
+        }
+        expect((await t.http().get('/admin').set('Authorization', `bearer  ${token}x`)).status).toBe(401);
+      } finally {
+        await t.close();
+      }
+    });
   });
 
   describe('form posts (CSRF)', () => {

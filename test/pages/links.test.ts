@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LINK_ISSUER } from '../../src/partner/invitations/links.js';
-import { flowHarness, LINK_SECRET, linkIn, pathOf, sendBody, type FlowHarness } from '../invitations/support.js';
+import { ADMIN, flowHarness, LINK_SECRET, linkIn, pathOf, sendBody, type FlowHarness } from '../invitations/support.js';
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
@@ -38,6 +38,25 @@ describe('signed invitation links', () => {
     expect(res.text).toContain('JavaScript fundamentals');
     expect(res.text).toContain('Submit my answers');
     expect((await h.row('SELECT opened_at FROM invitations'))!.opened_at).toBe(new Date(h.clock.now()).toISOString());
+  });
+
+  it('when the operator follows the link from the dashboard’s e-mail, then the page shows and the candidate has not opened it; a forged or another report’s mark does not hide an opening', async () => {
+    const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
+    await h.http().get('/admin/mail/1/open').expect(401);
+    const redirect = await h.http().get('/admin/mail/1/open').set('authorization', basic).expect(303);
+    expect(redirect.headers.location).toMatch(new RegExp(`^${h.publicUrl}${link.replace('?', '\\?')}&preview=eyJ`));
+    const preview = pathOf(redirect.headers.location!);
+    expect((await open(preview)).text).toContain('Submit my answers');
+    expect(await h.row('SELECT opened_at FROM invitations')).toEqual({ opened_at: null });
+
+    const mark = new URL(preview, 'http://x').searchParams.get('preview')!;
+    const otherReport = jwt.sign({ sub: '5e1f0c2a-0000-4000-8000-ffffffffffff', exp: inAnHour() }, LINK_SECRET, { algorithm: 'HS256', audience: 'preview', issuer: LINK_ISSUER });
+    const candidateToken = new URL(link, 'http://x').searchParams.get('token')!;
+    for (const forged of [`${mark.slice(0, -2)}AA`, otherReport, candidateToken, '']) {
+      await h.sql.run('UPDATE invitations SET opened_at = NULL');
+      await open(`${link}&preview=${forged}`).expect(200);
+      expect(await h.row('SELECT opened_at FROM invitations')).toEqual({ opened_at: new Date(h.clock.now()).toISOString() });
+    }
   });
 
   it('when a character of the signature is changed, then a friendly "does not work" page answers 400', async () => {

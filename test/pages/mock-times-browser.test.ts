@@ -20,7 +20,7 @@ beforeAll(async () => {
   mock = await startMockPlatform({ port: 0, logLevel: 'silent', clock: { now: () => Date.parse(NOW) }, webhookWorker: false });
   h = await flowHarness({ listen: true });
   await registerManifest(mock.url, 'demo-assessments', h.publicUrl);
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await h?.close();

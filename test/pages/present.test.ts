@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayNameOf, inlineCode, linkify, prettyJson, shortUrl, urlsIn } from '../../src/partner/pages/present.js';
+import { displayNameOf, inlineCode, linkify, mailPreviewHtml, prettyJson, shortUrl, urlsIn } from '../../src/partner/pages/present.js';
 
 describe('what the partner pages show of raw data', () => {
   it('code in backticks becomes <code>, after everything else is escaped', () => {
@@ -16,6 +16,16 @@ describe('what the partner pages show of raw data', () => {
     );
     expect(linkify('x "https://p.example/?a=1&b=2" y')).toBe('x &quot;<a href="https://p.example/?a=1&amp;b=2">https://p.example/?a=1&amp;b=2</a>&quot; y');
     expect(urlsIn('a http://x.test/1 b http://x.test/1 c https://y.test')).toEqual(['http://x.test/1', 'https://y.test']);
+  });
+
+  it('an e-mail’s HTML in the preview: its links open in a new tab, the candidate link through the dashboard, attributes escaped', () => {
+    const via = (url: string) => (url.includes('/take?') ? 'https://p.example/admin/mail/1/open' : url);
+    expect(mailPreviewHtml('<!doctype html>\n<html lang="en">\n<body><a href="https://p.example/take?token=a.b&amp;x=&quot;">Go</a> <a class="x" href="https://docs.example/?a=1&amp;b=2">Docs</a></body></html>', via)).toBe(
+      '<!doctype html>\n<html lang="en"><base target="_blank">\n<body><a href="https://p.example/admin/mail/1/open">Go</a> <a class="x" href="https://docs.example/?a=1&amp;b=2">Docs</a></body></html>',
+    );
+    expect(mailPreviewHtml('<html><head><title>t</title></head><body></body></html>', via)).toBe('<html><head><base target="_blank"><title>t</title></head><body></body></html>');
+    expect(mailPreviewHtml('<p>Hello</p>', via)).toBe('<base target="_blank"><p>Hello</p>');
+    expect(linkify('Go: https://p.example/take?token=a.b', via)).toBe('Go: <a href="https://p.example/admin/mail/1/open">https://p.example/take?token=a.b</a>');
   });
 
   it('JSON is indented for reading; other text is left as it is', () => {

@@ -50,7 +50,14 @@ describe('accounts CLI', () => {
     }
     const { stdout: list } = await cli('list', '--json');
     expect(list).not.toContain(created.token);
-    expect(JSON.parse(list)).toEqual([expect.objectContaining({ id: 1, name: 'Acme Hiring', activeTokens: 1 })]);
+    const listed = JSON.parse(list) as { keyIds: string[] }[];
+    expect(listed).toEqual([expect.objectContaining({ id: 1, name: 'Acme Hiring', activeTokens: 1, keyIds: [created.token.slice(0, 16)] })]);
+    // As a person reads it: a header, then each account with the key ids the dashboard shows.
+    const { stdout: text } = await cli('list');
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      'Account  Name         Company  Active tokens (key ids)',
+      `1        Acme Hiring  —        ${created.token.slice(0, 16)}…`,
+    ]);
   });
 
   it('when tokens are revoked, then the CLI says how many and the account has none active', async () => {

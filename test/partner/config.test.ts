@@ -35,6 +35,12 @@ describe('configuration', () => {
     for (const key of ['PORT', 'LOG_LEVEL', 'PUBLIC_URL', 'BODY_LIMIT_BYTES']) expect(message).toContain(key);
   });
 
+  it('when PORT is not a port number, then the message says so, not "expected number, received NaN"', () => {
+    for (const port of ['abc', '70000', '1.5']) {
+      expect(() => loadConfig({ PORT: port }), port).toThrow('PORT: must be a port number 0–65535');
+    }
+  });
+
   it('when TRUST_PROXY is a hop count or a list, then Express gets it in that form', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');

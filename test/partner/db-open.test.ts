@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openDb } from '../../src/partner/db/open.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 
@@ -102,26 +104,32 @@ describe('openDb', () => {
     db.close();
   });
 
-  it('when six processes open the same new database at the same moment (the server, the accounts CLI, a second instance), then each opens it, and each migration is applied once', { timeout: 30_000 }, async () => {
+  it('when six processes open the same new database at the same moment (the server, the accounts CLI, a second instance), then each opens it, and each migration is applied once', async () => {
     const file = path.join(tempDir(), 'partner.db');
-    // Each process loads the kit first, then waits for the same instant to open the database.
-    const at = Date.now() + 4_000;
+    // Each process loads the kit (compiled: test/support/compiled-kit.ts), says so, and opens the
+    // database when told: once all six are ready, they are told at once.
+    const compiled = (entry: string) => JSON.stringify(pathToFileURL(path.join(inject('compiledKit'), entry)).href);
     const script = `
-      import { openDb } from ${JSON.stringify(new URL('../../src/partner/db/open.ts', import.meta.url).href)};
-      import { DEMO_MIGRATIONS } from ${JSON.stringify(new URL('../../src/partner/provider/demo/index.ts', import.meta.url).href)};
-      while (Date.now() < ${at}) {}
-      openDb(${JSON.stringify(file)}, { provider: DEMO_MIGRATIONS }).close();
+      import { openDb } from ${compiled('src/partner/db/open.js')};
+      import { DEMO_MIGRATIONS } from ${compiled('src/partner/provider/demo/index.js')};
+      process.stdin.once('data', () => {
+        openDb(${JSON.stringify(file)}, { provider: DEMO_MIGRATIONS }).close();
+        process.exit(0);
+      });
+      process.stdout.write('ready\\n');
     `;
-    const runs = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        new Promise<{ code: number | null; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
-          let stderr = '';
-          child.stderr.on('data', (d) => (stderr += d));
-          child.on('exit', (code) => resolve({ code, stderr }));
-        }),
-      ),
-    );
+    const children = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+      // Ready, or gone without being ready (its exit code and stderr tell why).
+      const ready = Promise.race([once(child.stdout, 'data'), exited]);
+      return { child, exited, ready };
+    });
+    await Promise.all(children.map((c) => c.ready));
+    for (const { child } of children) child.stdin.end('go\n');
+    const runs = await Promise.all(children.map((c) => c.exited));
     expect(runs.map((r) => (r.code === 0 ? 'opened' : r.stderr))).toEqual(Array(6).fill('opened'));
 
     const db = new Database(file, { readonly: true });

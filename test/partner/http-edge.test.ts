@@ -17,6 +17,20 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
   const post = (path: string) => request(h.app).post(path).set(bearer(c.token));
   const count = async () => (await h.row('SELECT count(*) AS n FROM invitations'))!.n;
 
+  it('when a known path is asked with a method it does not take, then it answers 405 with Allow; an unknown path stays 404', async () => {
+    const wrong = await request(h.app).delete('/callbacks/send_candidate').set(bearer(c.token));
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.allow).toBe('POST');
+    expect(wrong.body).toEqual({ error: 'DELETE is not allowed here: use POST' });
+    const health = await request(h.app).post('/healthz');
+    expect(health.status).toBe(405);
+    expect(health.headers.allow).toBe('GET, HEAD');
+    await request(h.app).put('/callbacks/reports/5e1f0c2a-0000-4000-8000-000000000001/cancel').set(bearer(c.token)).expect(405).expect('allow', 'POST');
+    await request(h.app).delete('/callbacks/tests').set(bearer(c.token)).expect(405).expect('allow', 'GET, HEAD');
+    expect((await request(h.app).post('/no-such-path')).body).toEqual({ error: 'Not Found' });
+    expect(await count()).toBe(0);
+  });
+
   it('when the JSON is malformed, then it answers 400 {"error"} without a stack trace', async () => {
     const res = await post('/callbacks/send_candidate').set('content-type', 'application/json').send('{"first_name": "Ada",');
     expect(res.status).toBe(400);
@@ -70,12 +84,6 @@ describe('HTTP edge: every client mistake is a 4xx in the contract shape', () =>
     const res = await request(h.app).get('/callbacks/nope');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: 'Not Found' });
-  });
-
-  it('when a callback is called with the wrong method, then it answers 404 JSON', async () => {
-    const res = await request(h.app).delete('/callbacks/tests').set(bearer(c.token));
-    expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Not Found' });
   });
 

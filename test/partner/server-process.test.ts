@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -123,5 +124,40 @@ describe.concurrent('a bad configuration', () => {
     expect(code).toBe(78);
     expect(s.output()).toContain('CANDIDATE_LINK_SECRET');
     expect(s.output()).toContain('openssl rand -base64 48');
+  });
+});
+
+/** What the process printed that is not a JSON log line: the one line a start-up error must be. */
+const plainLines = (output: string) => output.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('{'));
+
+describe.concurrent('a start that cannot get what a setting names', { timeout: 60_000 }, () => {
+  it('when PORT is taken, then the process exits 69 with one line naming PORT, no stack', async ({ expect }) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(path.join(tmpdir(), 'partner-port-'));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      const s = startServer({ ...(await freshDatabase(dir)), PORT: String(port), HOST: '127.0.0.1' });
+      s.port.catch(() => undefined); // it never listens
+      expect(await s.exited).toBe(69);
+      expect(plainLines(s.output())).toEqual([expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${port} is already in use.*PORT`))]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('when DATABASE_PATH cannot be opened, then the process exits 78 with one line naming DATABASE_PATH', async ({ expect }) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'partner-path-'));
+    try {
+      // A file where the database's folder should be.
+      writeFileSync(path.join(dir, 'not-a-folder'), '');
+      const s = startServer({ DATABASE_PATH: path.join(dir, 'not-a-folder', 'partner.db'), DATABASE_URL: '' });
+      s.port.catch(() => undefined); // it never listens
+      expect(await s.exited).toBe(78);
+      expect(plainLines(s.output())).toEqual([expect.stringContaining('DATABASE_PATH')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -57,6 +57,16 @@ describe('validate_token', () => {
     expect((await companyOf(c.accountId)).company_id).toBe(9);
   });
 
+  it.each([['bearer '], ['BEARER '], ['Bearer   '], ['bEaReR\t']])(
+    'when the header starts %j, then the token is accepted as after "Bearer " (the scheme is case-insensitive, RFC 9110)',
+    async (scheme) => {
+      const c = await h.customer('Acme');
+      const res = await request(h.app).post('/callbacks/validate_token').set('Authorization', `${scheme}${c.token}`).send({ company_id: 3 });
+      expect(res.status).toBe(200);
+      expect((await companyOf(c.accountId)).company_id).toBe(3);
+    },
+  );
+
   it.each([
     ['no Authorization header', {}],
     ['a Basic header', { Authorization: 'Basic dXNlcjpwYXNz' }],
@@ -93,6 +103,18 @@ describe('validate_token', () => {
     expect((await request(h.app).post('/callbacks/validate_token').set(bearer(c.token)).send({ company_id: 3 })).status).toBe(200);
     expect(lookups.count).toBe(1);
   });
+
+  it.each([['{}'], ['42'], ['null'], ['[]'], ['{"companyId": 3}'], ['no body']])(
+    'when POST carries %s instead of {company_id}, then it answers 422 naming company_id and the account stays unbound',
+    async (raw) => {
+      const c = await h.customer('Acme');
+      const req = request(h.app).post('/callbacks/validate_token').set(bearer(c.token));
+      const res = raw === 'no body' ? await req : await req.set('Content-Type', 'application/json').send(raw);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: 'company_id is required', errors: { company_id: ['is required'] } });
+      expect(await h.row('SELECT company_id, bound_at FROM accounts WHERE id = ?', c.accountId)).toEqual({ company_id: null, bound_at: null });
+    },
+  );
 
   it.each([['abc'], [-1], [0], [1.5], [{}]])('when company_id is %j, then it answers 422 and binds nothing', async (bad) => {
     const c = await h.customer('Acme');

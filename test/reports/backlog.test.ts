@@ -70,7 +70,7 @@ async function backlog(sql: Sql, n: number): Promise<string[]> {
 }
 
 describe('the report updates queue with a backlog of 20,000', () => {
-  it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', { timeout: 20_000 }, async () => {
+  it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', async () => {
     const { db, sql, planOf } = recordingDb();
     const ids = await backlog(sql, 20_000);
     const reports = reportOutbox(sql, clock);
@@ -96,7 +96,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
     }
   });
 
-  it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', { timeout: 20_000 }, async () => {
+  it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', async () => {
     const { db, sql, planOf } = recordingDb();
     await backlog(sql, 25_000);
     const old = isoAt(NOW - 31 * 86_400_000);
@@ -143,7 +143,7 @@ describe('the webhook inbox with 50,000 events handled', () => {
 });
 
 describe('the dashboard\'s lists of report updates among 20,000', () => {
-  it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', { timeout: 20_000 }, async () => {
+  it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', async () => {
     const { db, sql, planOf } = recordingDb();
     const ids = await backlog(sql, 20_000);
     db.prepare(`UPDATE report_updates SET status = 'delivered'`).run();

@@ -79,6 +79,8 @@ describe('the signing example of docs/results-endpoint.md', () => {
     const refused = await run('bash', ['-euo', 'pipefail', '-c', curlExample()], {
       env: { ...process.env, VENDOR_RESULTS_SECRET: 'not-the-secret-0123456789abcdef0123', PARTNER_URL: partner.publicUrl, REPORT_ID: reportId },
     });
-    expect(JSON.parse(refused.stdout)).toEqual({ error: 'Invalid signature' });
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'Invalid signature: v1 must be the hex HMAC-SHA256 of "<t>.<report_id>.<raw body>" keyed with VENDOR_RESULTS_SECRET',
+    });
   });
 });

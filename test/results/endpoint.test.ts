@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ const now = (): number => Math.floor(h!.clock.now() / 1000);
 function post(reportId: string, body: unknown, signature?: string | null) {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   const req = request(h!.app).post(`/vendor/reports/${reportId}/result`).set('Content-Type', 'application/json');
-  if (signature !== null) req.set(VENDOR_SIGNATURE_HEADER, signature ?? signVendorResult(SECRET, raw, now()));
+  if (signature !== null) req.set(VENDOR_SIGNATURE_HEADER, signature ?? signVendorResult(SECRET, reportId, raw, now()));
   return req.send(raw);
 }
 
@@ -95,29 +96,29 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     expect(s.updates.at(-1)).toMatchObject({ status: 'completed', score: '87%', subtitle: COMPLETED.subtitle, properties: COMPLETED.properties });
   });
 
-  it.each<[string, (() => string) | null, string]>([
-    ['signed with another secret', () => signVendorResult(OTHER_SECRET, JSON.stringify(COMPLETED), now()), 'Invalid signature'],
-    ['a timestamp 5 minutes and 1 second old', () => signVendorResult(SECRET, JSON.stringify(COMPLETED), now() - 301), 'more than 5 minutes'],
-    ['a timestamp 5 minutes and 1 second ahead', () => signVendorResult(SECRET, JSON.stringify(COMPLETED), now() + 301), 'more than 5 minutes'],
+  it.each<[string, ((reportId: string) => string) | null, string]>([
+    ['signed with another secret', (id) => signVendorResult(OTHER_SECRET, id, JSON.stringify(COMPLETED), now()), 'Invalid signature'],
+    ['a timestamp 5 minutes and 1 second old', (id) => signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now() - 301), 'more than 5 minutes'],
+    ['a timestamp 5 minutes and 1 second ahead', (id) => signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now() + 301), 'more than 5 minutes'],
     ['no header', null, 'Missing X-Vendor-Signature'],
     ['an empty header', () => '', 'Missing X-Vendor-Signature'],
     ['only a signature (no t=)', () => `v1=${'a'.repeat(64)}`, 'Malformed'],
     ['only a timestamp (no v1=)', () => `t=${now()}`, 'Malformed'],
-    ['a timestamp that is not a number', () => signVendorResult(SECRET, JSON.stringify(COMPLETED), now()).replace(/^t=\d+/, 't=soon'), 'Malformed'],
-    ['two timestamps', () => `t=${now()},${signVendorResult(SECRET, JSON.stringify(COMPLETED), now())}`, 'Malformed'],
-    ['a part without "="', () => `${signVendorResult(SECRET, JSON.stringify(COMPLETED), now())},garbage`, 'Malformed'],
+    ['a timestamp that is not a number', (id) => signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now()).replace(/^t=\d+/, 't=soon'), 'Malformed'],
+    ['two timestamps', (id) => `t=${now()},${signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now())}`, 'Malformed'],
+    ['a part without "="', (id) => `${signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now())},garbage`, 'Malformed'],
     ['the GitHub style sha256=<hex>', () => `sha256=${'a'.repeat(64)}`, 'Malformed'],
-    ['hex of the wrong length (62)', () => signVendorResult(SECRET, JSON.stringify(COMPLETED), now()).slice(0, -2), 'Invalid signature'],
-    ['hex of the wrong length (66)', () => `${signVendorResult(SECRET, JSON.stringify(COMPLETED), now())}ab`, 'Invalid signature'],
+    ['hex of the wrong length (62)', (id) => signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now()).slice(0, -2), 'Invalid signature'],
+    ['hex of the wrong length (66)', (id) => `${signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now())}ab`, 'Invalid signature'],
     ['64 characters that are not hex', () => `t=${now()},v1=${'z'.repeat(64)}`, 'Invalid signature'],
-    ['the digest in base64', () => {
-      const header = signVendorResult(SECRET, JSON.stringify(COMPLETED), now());
+    ['the digest in base64', (id) => {
+      const header = signVendorResult(SECRET, id, JSON.stringify(COMPLETED), now());
       return header.replace(/v1=([0-9a-f]+)/, (_m, hex: string) => `v1=${Buffer.from(hex, 'hex').toString('base64')}`);
     }, 'Invalid signature'],
   ])('%s: 401, nothing changes', async (_name, signature, message) => {
     const { reportId } = await invited();
     const before = await state(reportId);
-    const res = await post(reportId, COMPLETED, typeof signature === 'function' ? signature() : signature);
+    const res = await post(reportId, COMPLETED, typeof signature === 'function' ? signature(reportId) : signature);
     expect(res.status).toBe(401);
     expect(res.body.error).toContain(message);
     expect(await state(reportId)).toEqual(before);
@@ -126,7 +127,7 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
   it('the body altered by one byte after signing: 401, nothing changes', async () => {
     const { reportId } = await invited();
     const raw = JSON.stringify(COMPLETED);
-    const header = signVendorResult(SECRET, raw, now());
+    const header = signVendorResult(SECRET, reportId, raw, now());
     const before = await state(reportId);
     const res = await post(reportId, raw.replace('87%', '97%'), header);
     expect(res.status).toBe(401);
@@ -136,7 +137,7 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
   it('the identical signed request replayed within the tolerance: the same 200, nothing new (idempotent)', async () => {
     const { reportId } = await invited();
     const raw = JSON.stringify(COMPLETED);
-    const header = signVendorResult(SECRET, raw, now());
+    const header = signVendorResult(SECRET, reportId, raw, now());
     const first = await post(reportId, raw, header);
     const updates = (await state(reportId)).updates.length;
     h!.clock.advance(4 * 60_000);
@@ -149,11 +150,41 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     expect((await post(reportId, raw, header)).status).toBe(401);
   });
 
+  it('a request signed for one report, sent unchanged to another: 401, and neither report changes', async () => {
+    const { reportId: signedFor } = await invited();
+    const other = await sendAnother();
+    const raw = JSON.stringify(COMPLETED);
+    const header = signVendorResult(SECRET, signedFor, raw, now());
+    const before = { signedFor: await state(signedFor), other: await state(other) };
+    const res = await post(other, raw, header);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: expect.stringContaining('"<t>.<report_id>.<raw body>"') });
+    expect({ signedFor: await state(signedFor), other: await state(other) }).toEqual(before);
+    // Where it was signed for, the same request is recorded.
+    expect((await post(signedFor, raw, header)).status).toBe(200);
+    expect(await state(other)).toEqual(before.other);
+  });
+
+  it('signed the old way, over "<t>.<raw body>" without the report id: 401 saying what is signed now, nothing changes', async () => {
+    const { reportId } = await invited();
+    const raw = JSON.stringify(COMPLETED);
+    const t = now();
+    const before = await state(reportId);
+    const res = await post(reportId, raw, `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${raw}`).digest('hex')}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error: 'Invalid signature: v1 must be the hex HMAC-SHA256 of "<t>.<report_id>.<raw body>" keyed with VENDOR_RESULTS_SECRET',
+    });
+    expect(await state(reportId)).toEqual(before);
+  });
+
   it('several v1 (a secret being rotated): any one that matches is enough', async () => {
     const { reportId } = await invited();
     const raw = JSON.stringify(COMPLETED);
-    const old = signVendorResult(OTHER_SECRET, raw, now()).split(',')[1]!;
-    const res = await post(reportId, raw, `${signVendorResult(SECRET, raw, now())},${old},v0=ignored`);
+    const old = signVendorResult(OTHER_SECRET, reportId, raw, now()).split(',')[1]!;
+    // The hex in upper case is the same signature.
+    const current = signVendorResult(SECRET, reportId, raw, now()).replace(/v1=(\w+)/, (_m, hex: string) => `v1=${hex.toUpperCase()}`);
+    const res = await post(reportId, raw, `${current},${old},v0=ignored`);
     expect(res.status).toBe(200);
   });
 
@@ -161,7 +192,7 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     await invited();
     const unknown = '5e1f0c2a-0000-4000-8000-ffffffffffff';
     expect((await post(unknown, COMPLETED, null)).status).toBe(401);
-    expect((await post(unknown, COMPLETED, signVendorResult(OTHER_SECRET, JSON.stringify(COMPLETED), now()))).status).toBe(401);
+    expect((await post(unknown, COMPLETED, signVendorResult(OTHER_SECRET, unknown, JSON.stringify(COMPLETED), now()))).status).toBe(401);
     expect((await post('not-a-uuid', COMPLETED, null)).status).toBe(401);
     const res = await post(unknown, COMPLETED);
     expect(res.status).toBe(404);
@@ -214,6 +245,22 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     const { reportId } = await invited();
     const res = await post(reportId, '{"status": "completed", ');
     expect(res.status).toBe(400);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+    ['no Content-Type', undefined],
+  ])('a JSON body declared %s, correctly signed: 415 as on the callbacks, nothing recorded', async (_name, type) => {
+    const { reportId } = await invited();
+    const raw = Buffer.from(JSON.stringify(COMPLETED));
+    const before = await state(reportId);
+    const req = request(h!.app).post(`/vendor/reports/${reportId}/result`).set(VENDOR_SIGNATURE_HEADER, signVendorResult(SECRET, reportId, raw, now()));
+    // The bytes as they are: superagent would otherwise encode them for the type (a Buffer with no type is sent as is).
+    const res = await (type === undefined ? req : req.set('Content-Type', type).serialize((b) => b as string)).send(raw);
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: 'Content-Type must be application/json' });
+    expect(await state(reportId)).toEqual(before);
   });
 
   it('another result for a finished report: 409, the first stands; the same again: 200, nothing new', async () => {
@@ -348,12 +395,13 @@ describe('POST /vendor/reports/{report_id}/result — any request', () => {
     const before = await state(reportId);
     await fc.assert(
       fc.asyncProperty(ids, body, header, async (id, raw, signature) => {
-        const req = request(h!.app).post(`/vendor/reports/${id}/result`).set('Content-Type', 'application/octet-stream');
+        // The bytes as they are, declared JSON whatever they hold (superagent would serialise a Buffer).
+        const req = request(h!.app).post(`/vendor/reports/${id}/result`).set('Content-Type', 'application/json').serialize((b) => b as string);
         if (signature !== undefined) req.set(VENDOR_SIGNATURE_HEADER, signature);
         const res = await req.send(raw);
         expect(res.status).toBeLessThan(500);
         // Random headers are never a valid signature (checked, not assumed): always 401, and nothing moved.
-        expect(verifyVendorSignature(SECRET, raw, signature, h!.clock.now()).ok).toBe(false);
+        expect(verifyVendorSignature(SECRET, id, raw, signature, h!.clock.now()).ok).toBe(false);
         expect(res.status).toBe(401);
         expect(await state(reportId)).toEqual(before);
       }),
@@ -367,9 +415,10 @@ describe('POST /vendor/reports/{report_id}/result — any request', () => {
       fc.asyncProperty(body, async (raw) => {
         const res = await request(h!.app)
           .post(`/vendor/reports/${reportId}/result`)
-          // Not application/json: superagent would serialise an empty Buffer as {"type":"Buffer",…}.
-          .set('Content-Type', 'application/octet-stream')
-          .set(VENDOR_SIGNATURE_HEADER, signVendorResult(SECRET, raw, now()))
+          // The bytes as they are: superagent would serialise a Buffer declared JSON as {"type":"Buffer",…}.
+          .set('Content-Type', 'application/json')
+          .serialize((b) => b as string)
+          .set(VENDOR_SIGNATURE_HEADER, signVendorResult(SECRET, reportId, raw, now()))
           .send(raw);
         expect([200, 400, 409, 422]).toContain(res.status);
       }),

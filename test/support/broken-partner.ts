@@ -12,13 +12,17 @@ import type { PlatformSettings } from '../../src/conformance/types.js';
  *  - `tests` wraps its list in an object, `{"tests": [...]}`, instead of a bare array;
  *  - `send_candidate` remembers nothing: every call, a replay too, is a new invitation with a new id.
  *
- * With `callbacksRight`, none of them. With `platform`, each new invitation sends two report
+ * With `callbacksRight`, none of them. Two more faults on request: `testsUnusable` (`tests` answers
+ * 503, so no test is known to send) and `noTestLookup` (`send_candidate` checks that test_id is a
+ * number, never that the account lists it). With `platform`, each new invitation sends two report
  * updates there, wrong on purpose: one with the secret as a Bearer token, one with an unknown
  * field and a `subtitle` (refused from a check partner); neither gives `urls.cancel`.
  *
  * Its callbacks are `<url>/validate_token`, `<url>/tests` and `<url>/send_candidate`.
  */
-export async function startBrokenPartner(options: { callbacksRight?: boolean; platform?: () => PlatformSettings | undefined } = {}) {
+export async function startBrokenPartner(
+  options: { callbacksRight?: boolean; testsUnusable?: boolean; noTestLookup?: boolean; platform?: () => PlatformSettings | undefined } = {},
+) {
   const faulty = !options.callbacksRight;
   const sent = new Map<string, { key: string; answer: unknown }>();
   const reportUpdates = async (reportId: string) => {
@@ -68,10 +72,13 @@ export async function startBrokenPartner(options: { callbacksRight?: boolean; pl
         account.companyId = body.company_id as number;
         return send(res, 200, { ok: true });
       }
+      if (route === 'GET /tests' && options.testsUnusable) return send(res, 503, { error: 'Catalog unavailable' });
       if (route === 'GET /tests') return send(res, 200, faulty ? { tests: account.tests } : account.tests); // fault 2
       if (route === 'POST /send_candidate') {
         if (body.company_id !== account.companyId) return send(res, 403, { error: 'This token belongs to another company' });
-        if (!account.tests.some((t) => String(t.id) === body.test_id)) return send(res, 422, { error: 'Unknown test' });
+        if (options.noTestLookup) {
+          if (!/^\d+$/.test(String(body.test_id))) return send(res, 422, { error: 'test_id must be a number' });
+        } else if (!account.tests.some((t) => String(t.id) === body.test_id)) return send(res, 422, { error: 'Unknown test' });
         if (typeof body.email !== 'string' || !body.email.includes('@')) return send(res, 422, { error: 'Invalid e-mail address' });
         if (faulty) return send(res, 201, { id: randomUUID(), status: 'sent' }); // fault 3
         const reportId = String(body.report_id);

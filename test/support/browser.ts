@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContextOptions, type LaunchOptions, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { chromiumCandidates } from './binaries.js';
 
 /** How the page tests run Chromium: headless, no first-run chores, nothing fetched in the background. */
 export const CHROMIUM_ARGS = [
@@ -12,45 +13,18 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Where Chromium or Chrome usually is when installed by the system's package manager or by hand. */
-const COMMON_PATHS = [
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-  '/Applications/Chromium.app/Contents/MacOS/Chromium',
-];
-
 const HOW_TO_INSTALL = [
-  'The page tests drive a real Chromium and found none. Either:',
+  'The page tests drive a real Chromium and found none that starts. Either:',
+  '  - run npm install, which installs one (@sparticuz/chromium, Linux only), or',
   '  - set CHROMIUM_PATH to a Chromium or Chrome executable (CHROMIUM_PATH=/path/to/chrome npm test), or',
-  '  - install Playwright’s build: npx playwright-core install chromium, or',
   '  - install one with the system: apt-get install chromium (Debian/Ubuntu), brew install --cask chromium (macOS),',
   '    or Google Chrome from https://www.google.com/chrome/.',
 ].join('\n');
 
-type Candidate = { describe: string; options: LaunchOptions };
-
-function candidates(): Candidate[] {
-  const found: Candidate[] = [];
-  let bundled: string | undefined;
-  try {
-    bundled = chromium.executablePath();
-  } catch {
-    // No build for this platform: the other places may still have one.
-  }
-  if (bundled && existsSync(bundled)) found.push({ describe: `Playwright's Chromium at ${bundled}`, options: { executablePath: bundled } });
-  found.push({ describe: "the 'chrome' channel (Google Chrome where Playwright expects it)", options: { channel: 'chrome' } });
-  for (const file of COMMON_PATHS) {
-    if (existsSync(file)) found.push({ describe: file, options: { executablePath: file } });
-  }
-  return found;
-}
-
 /**
- * Launches the Chromium the page tests use: CHROMIUM_PATH when set, else Playwright's own build,
- * else Google Chrome's channel, else the usual install paths. Throws, saying how to get one, when
- * none starts: a page test without a browser fails, it is never skipped silently.
+ * Launches the Chromium the page tests use: CHROMIUM_PATH when set, else the first of
+ * test/support/binaries.ts's candidates that starts. Throws, saying how to get one, when none
+ * starts: a page test without a browser fails, it is never skipped silently.
  */
 export async function launchChromium(): Promise<Browser> {
   const fromEnv = process.env.CHROMIUM_PATH;
@@ -59,9 +33,9 @@ export async function launchChromium(): Promise<Browser> {
     return chromium.launch({ executablePath: fromEnv, args: CHROMIUM_ARGS });
   }
   const tried: string[] = [];
-  for (const candidate of candidates()) {
+  for (const candidate of chromiumCandidates()) {
     try {
-      return await chromium.launch({ ...candidate.options, args: CHROMIUM_ARGS });
+      return await chromium.launch({ ...(await candidate.options()), args: CHROMIUM_ARGS });
     } catch (err) {
       tried.push(`  ${candidate.describe}: ${(err as Error).message.split('\n')[0]}`);
     }

@@ -6,7 +6,7 @@ const realNow = performance.now.bind(performance);
 export interface EventuallyOptions {
   /** What is being waited for, for the failure message. */
   what?: string;
-  /** Give up after this long (default 10 s). */
+  /** Give up after this long (default 2 min): an outer limit for a busy machine, not an expected time. */
   timeoutMs?: number;
   /** Between two tries (default 20 ms). */
   intervalMs?: number;
@@ -19,7 +19,7 @@ export interface EventuallyOptions {
  * wait for work that happens elsewhere (a background loop, another process, a browser).
  */
 export async function eventually<T>(fn: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
-  const { what, timeoutMs = 10_000, intervalMs = 20 } = options;
+  const { what, timeoutMs = 120_000, intervalMs = 20 } = options;
   const deadline = realNow() + timeoutMs;
   let tries = 0;
   for (;;) {

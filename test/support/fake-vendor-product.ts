@@ -15,6 +15,13 @@ interface Assessment {
   canceledAt?: string;
 }
 
+/** A result or progress the product posted: what someone watching the wire would capture. */
+export interface SentResult {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /**
  * A fake of a vendor's product that hosts its tests (examples/hosted-provider): it lists tests,
  * creates an assessment per report (the same one again for a report it has), serves the
@@ -27,6 +34,7 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
     { id: 'sql', name: 'SQL' },
   ];
   const assessments = new Map<string, Assessment>();
+  const sent: SentResult[] = [];
   let creates = 0;
   /** Report ids of every cancel call received, in order (retries and repeats included). */
   const cancels: string[] = [];
@@ -74,11 +82,9 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
     const assessment = assessments.get(reportId);
     if (!assessment) throw new Error(`the product has no test for report ${reportId}`);
     const raw = JSON.stringify(body);
-    const res = await request(assessment.resultsUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [VENDOR_SIGNATURE_HEADER]: signVendorResult(options.secret, raw) },
-      body: raw,
-    });
+    const headers = { 'content-type': 'application/json', [VENDOR_SIGNATURE_HEADER]: signVendorResult(options.secret, reportId, raw) };
+    sent.push({ url: assessment.resultsUrl, headers, body: raw });
+    const res = await request(assessment.resultsUrl, { method: 'POST', headers, body: raw });
     return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
   };
 
@@ -87,6 +93,8 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
     tests,
     /** The assessment the partner created for a report, if it did. */
     assessment: (reportId: string) => assessments.get(reportId),
+    /** Every request the product posted to the partner, as it went on the wire, oldest first. */
+    sent: (): readonly SentResult[] => sent,
     /** How many create calls the product received (retries and resends included). */
     creates: () => creates,
     /** Report ids of the cancel calls the product received, in order. */

@@ -1,57 +1,63 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { postgresBinaries } from './binaries.js';
 
 export interface RunningPostgres {
-  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
+  /** postgres://kit@127.0.0.1:<port>/postgres — trust authentication (or kit:<password>@ when started with one), loopback only. */
   url: string;
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
   /** The server's processes (the postmaster and its children), to measure their CPU time. */
   pids(): number[];
+  /**
+   * `pg_ctl restart -m fast`, as an administrator or an upgrade does: every connection is ended,
+   * and the server is down until it accepts connections again, when this resolves. The test's
+   * process goes on meanwhile (its requests are in flight while the server goes away).
+   */
+  restart(): Promise<void>;
   stop(): void;
 }
 
-/** Where Debian's postgresql packages put the server binaries, newest first; PG_BIN overrides. */
-function binDir(): string {
-  const debian = existsSync('/usr/lib/postgresql')
-    ? readdirSync('/usr/lib/postgresql')
-        .filter((v) => /^\d+$/.test(v))
-        .sort((a, b) => Number(b) - Number(a))
-        .map((v) => `/usr/lib/postgresql/${v}/bin`)
-    : [];
-  const candidates = [process.env.PG_BIN, ...debian, '/usr/local/bin'];
-  const found = candidates.find((dir) => dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')));
-  if (!found) {
-    throw new Error(
-      'PostgreSQL is not installed here: the PostgreSQL half of the tests cannot run. ' +
-        'Install it (Debian: apt-get install postgresql) or point PG_BIN at the folder holding initdb and pg_ctl.',
-    );
-  }
-  return found;
+/**
+ * The user a PostgreSQL server runs as when the tests run as root, which PostgreSQL refuses (CI,
+ * containers): `postgres`, the one Debian's package creates, created here as a system user where
+ * the system's package never ran (the server is then npm's).
+ */
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  if (id('-u').status !== 0) execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+  return { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) };
 }
 
 /**
  * A throwaway PostgreSQL server for the tests: a new cluster in a temporary folder, on a free
- * loopback port, stopped and deleted by `stop`. PostgreSQL refuses to run as root; as root (CI,
- * containers) it runs as the `postgres` user the Debian package creates.
+ * loopback port, stopped and deleted by `stop`; the system's or npm's (test/support/binaries.ts).
+ * PostgreSQL refuses to run as root; as root (CI, containers) it runs as the `postgres` user.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<RunningPostgres> {
-  const bin = binDir();
+export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
+  const { bin } = postgresBinaries();
   const asRoot = userInfo().uid === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  if (asRoot) {
+    const { uid, gid } = postgresUser();
+    chownSync(dir, uid, gid);
+  }
+  const command = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const [cmd, argv] = command(tool, args);
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
     if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
   };
   const data = path.join(dir, 'data');
   const port = await freePort();
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'kit', '--no-sync', '-E', 'UTF8']);
+  // With a password: the server asks for it (SCRAM), as a deployed one does.
+  const auth = options.password === undefined ? ['-A', 'trust'] : ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`];
+  run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   run('pg_ctl', [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
     // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
@@ -60,7 +66,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off ${options.durable ? '' : '-c fsync=off -c full_page_writes=off'}`,
     'start',
   ]);
-  const url = `postgres://kit@127.0.0.1:${port}/postgres`;
+  const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
   return {
     url,
     createDatabase: (name) => createDatabaseOn(url, name),
@@ -78,6 +84,15 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         .map(Number);
       return [postmaster, ...children];
     },
+    restart() {
+      // -w: until it accepts connections; -l: the server's output to its log, not to a pipe held open.
+      const [cmd, argv] = command('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', 'restart']);
+      const child = spawn(cmd, argv, { cwd: dir, stdio: 'ignore' });
+      return new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}: see ${path.join(dir, 'log')}`))));
+      });
+    },
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
@@ -86,6 +101,13 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       }
     },
   };
+}
+
+/** initdb's --pwfile: the password in a file of the cluster's folder, readable by the server's user. */
+function passwordFile(dir: string, password: string): string {
+  const file = path.join(dir, 'password');
+  writeFileSync(file, `${password}\n`, { mode: 0o644 });
+  return file;
 }
 
 /** A loopback port nothing listens on right now. */

@@ -32,9 +32,10 @@ const BODY_ERRORS: Record<string, string> = {
 };
 
 /**
- * The one place errors become responses. `AppError`s carry their status; the body parsers' errors
- * are mapped by their `status` and `type`; anything else is a bug: logged with its stack,
- * answered 500 with a generic message.
+ * The one place errors become responses. `AppError`s carry their status (a 5xx one, such as the
+ * database being unavailable, is logged as a warning with what caused it, without a stack); the
+ * body parsers' errors are mapped by their `status` and `type`; anything else is a bug: logged
+ * with its stack, answered 500 with a generic message.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
@@ -44,6 +45,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof AppError) {
       status = err.status;
       body = err.fields ? { error: err.message, errors: err.fields } : { error: err.message };
+      if (status >= 500) logger.warn({ cause: causeOf(err), method: req.method, path: req.path }, err.message);
     } else if (isClientHttpError(err)) {
       status = err.status;
       body = { error: BODY_ERRORS[err.type ?? ''] ?? (err.expose && err.message ? err.message : 'Bad Request') };
@@ -61,4 +63,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 function isClientHttpError(err: unknown): err is { status: number; message: string; expose?: boolean; type?: string } {
   const status = (err as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** What an error's `cause` said, for the log: its message only. */
+function causeOf(err: Error): string | undefined {
+  const { cause } = err;
+  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 
 /**
@@ -10,11 +10,9 @@ import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js'
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   return (req, _res, next) => {
-    const declared = req.headers['content-length'];
-    if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) {
-      return next();
-    }
+    if (!hasBody(req)) return next();
     if (!isJson(req.headers['content-type'])) return next(unsupportedMediaType());
+    const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limitBytes) {
       // Refuse before reading; the connection is closed after the answer (see error handler).
       return next(payloadTooLarge());
@@ -48,6 +46,20 @@ export function jsonBody(limitBytes: number): RequestHandler {
       next();
     });
   };
+}
+
+/**
+ * jsonBody's 415 alone, before anything is read: for a route that reads its body raw and parses
+ * it itself (the signed results endpoint), so that it refuses what the callbacks refuse.
+ */
+export const jsonDeclared: RequestHandler = (req, _res, next) => {
+  next(hasBody(req) && !isJson(req.headers['content-type']) ? unsupportedMediaType() : undefined);
+};
+
+/** A request carries a body when it declares a length other than 0, or is chunked. */
+function hasBody(req: Request): boolean {
+  const declared = req.headers['content-length'];
+  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : declared !== '0';
 }
 
 function isJson(contentType: string | undefined): boolean {

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { unauthorized } from '../../lib/errors.js';
+import { bearerToken } from '../../lib/http/authorization.js';
 import type { ApiToken, ApiTokenStore } from './store.js';
 import { param } from '../path-params.js';
 
@@ -9,9 +10,9 @@ import { param } from '../path-params.js';
  */
 export function requireCompanyToken(tokens: ApiTokenStore): RequestHandler {
   return (req, res, next) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!match) return next(unauthorized('Missing API token: send Authorization: Bearer <API_TOKEN>'));
-    const token = tokens.authenticate(match[1]!);
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === undefined) return next(unauthorized('Missing API token: send Authorization: Bearer <API_TOKEN>'));
+    const token = tokens.authenticate(presented);
     if (!token) return next(unauthorized('Invalid API token'));
     const companyId = param(req, 'companyId');
     if (String(token.companyId) !== companyId) {

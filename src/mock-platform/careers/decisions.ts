@@ -68,3 +68,10 @@ export const MAX_LENGTH = {
 export function careersTimestamp(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
+
+/**
+ * [kit decision, as the real careers API answers] The language an offer is written in. Its
+ * `translations` (and each question's and choice's) list it too, with the original texts, beside
+ * the other languages: a client picking `translations[lang]` finds every language the offer shows.
+ */
+export const OFFER_LANGUAGE = 'en';

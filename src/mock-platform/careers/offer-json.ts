@@ -1,4 +1,4 @@
-import { careersTimestamp } from './decisions.js';
+import { OFFER_LANGUAGE, careersTimestamp } from './decisions.js';
 import type { LocationRow, OfferView, Question } from './store.js';
 
 /** Where the mock serves a company's careers site, for the URLs an offer carries. */
@@ -56,7 +56,19 @@ export function offerJson(view: OfferView, publicUrl: string): Record<string, un
     min_hours: offer.min_hours,
     max_hours: offer.max_hours,
     tags: tags.map((t) => t.name),
-    translations: JSON.parse(offer.translations) as unknown,
+    translations: {
+      [OFFER_LANGUAGE]: {
+        title: offer.title,
+        description: offer.description ?? '',
+        highlight: offer.highlight ?? '',
+        requirements: offer.requirements ?? '',
+        sharing_image: offer.sharing_image ?? '',
+        sharing_title: offer.sharing_title ?? '',
+        sharing_description: offer.sharing_description ?? '',
+        locations_question: offer.locations_question ?? '',
+      },
+      ...(JSON.parse(offer.translations) as object),
+    },
     open_questions: questions.map(questionJson),
     options_cover_letter: offer.options_cover_letter,
     options_photo: offer.options_photo,
@@ -130,12 +142,12 @@ export function questionJson(q: Question): Record<string, unknown> {
     required: q.required === 1,
     body: q.body,
     options: JSON.parse(q.options) as unknown,
-    translations: JSON.parse(q.translations) as unknown,
+    translations: { [OFFER_LANGUAGE]: { body: q.body }, ...(JSON.parse(q.translations) as object) },
     open_question_options: q.choices.map((c) => ({
       id: c.id,
       position: c.position,
       body: c.body,
-      translations: JSON.parse(c.translations) as unknown,
+      translations: { [OFFER_LANGUAGE]: { body: c.body }, ...(JSON.parse(c.translations) as object) },
     })),
   };
 }

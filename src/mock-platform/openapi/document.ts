@@ -321,8 +321,9 @@ export function platformApiDocument(publicUrl: string): OpenApiDocument {
 function buildDocument(): OpenApiDocument {
   return openApiDocument({
     info: {
-      title: 'Platform API for partners (mock)',
-      version: '1',
+      // Redoc shows the version after the title, in parentheses: "Mock platform: API for partners (1.0)".
+      title: 'Mock platform: API for partners',
+      version: '1.0',
       description:
         'What the recruiting platform exposes to partners, as the kit\'s bundled mock implements it: the partner ' +
         'record (platform-contract.md §3.1) and the reports API (§3.2). Errors are JSON objects with an `error` ' +

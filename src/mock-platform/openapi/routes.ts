@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import helmet from 'helmet';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { notFound } from '../../lib/errors.js';
 import { platformApiDocument } from './document.js';
@@ -7,13 +8,22 @@ import { platformApiDocument } from './document.js';
 /** Where the page loads Redoc from: the mock serves the bundle itself, nothing comes from a CDN. */
 export const REDOC_SCRIPT_PATH = '/assets/redoc/redoc.standalone.js';
 
-/** Redoc's standalone bundle (a dev dependency), or undefined when it is not installed. */
+/** The logo Redoc's footer loads from Redocly's CDN, which the CSP (img-src 'self' data:) refuses. */
+const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+/**
+ * Redoc's standalone bundle (a dev dependency), or undefined when it is not installed. Its footer's
+ * remote logo becomes an empty `data:` image: nothing is fetched from outside, the CSP refuses
+ * nothing (no error in the console), and Redoc hides an image that does not load.
+ */
 function redocBundle(): string | undefined {
+  let file: string;
   try {
-    return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+    file = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
   } catch {
     return undefined;
   }
+  return readFileSync(file, 'utf8').replaceAll(REMOTE_LOGO, 'data:,');
 }
 
 /**
@@ -56,7 +66,7 @@ export function openApiRouter(deps: { publicUrl: string }): Router {
 
   router.get(REDOC_SCRIPT_PATH, (_req, res, next) => {
     if (!bundle) return next(notFound('Redoc is not installed'));
-    res.sendFile(bundle, { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } });
+    res.set('Cache-Control', 'public, max-age=86400').type('text/javascript; charset=utf-8').send(bundle);
   });
 
   return router;

@@ -94,7 +94,9 @@ const FaultForm = z.object({
 /**
  * The sandbox UI: what a recruiter clicks in the platform, as plain server-rendered pages. Every
  * form POSTs, then redirects to a page (POST → redirect → GET), so reloading never repeats an
- * action. No page runs a script: helmet's default Content-Security-Policy stays on.
+ * action. Helmet's default Content-Security-Policy stays on: the one script, the candidate page's
+ * (`live-reports.js`, which shows the partner's first update without a reload), is a file of its
+ * own, and no page has an inline script or event handler.
  */
 export function sandboxRouter(deps: SandboxDeps): Router {
   const { companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace } = deps;
@@ -260,6 +262,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     }
     render(req, res, './candidate', {
       title: candidate.name,
+      script: 'live-reports.js',
       company,
       candidate,
       reports: reports.ofCandidate(company.id, candidate.id).map((r) => ({

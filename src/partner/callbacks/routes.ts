@@ -2,6 +2,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Account, AccountStore } from '../accounts/store.js';
 import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
 import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import { bearerToken } from '../../lib/http/authorization.js';
 import { jsonBody } from '../../lib/perf/json-body.js';
 import { sendJson } from '../../lib/perf/send-json.js';
 import { parseOr422 } from '../../lib/http/validate.js';
@@ -35,21 +36,24 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
   const json = jsonBody(deps.bodyLimitBytes);
 
   const authenticate: RequestHandler = async (req, res, next) => {
-    const header = req.headers.authorization;
-    const account =
-      header !== undefined && header.startsWith('Bearer ') ? await accounts.authenticate(header.slice(7).trim()) : undefined;
+    const token = bearerToken(req.headers.authorization);
+    const account = token === undefined ? undefined : await accounts.authenticate(token);
     if (!account) return next(unauthorized());
     res.locals.account = account;
     next();
   };
   const accountOf = (res: Response): Account => res.locals.account as Account;
 
-  // §4.1 — binds the account to the company on the first call. GET carries no body; it may name
-  // the company in the query string, else it only checks the token.
+  // §4.1 — binds the account to the company on the first call. POST carries `{company_id}` and
+  // must: its 2xx completes the integration on the platform, and an account bound to no company
+  // would then be refused every send (403). GET carries no body; it may name the company in the
+  // query string, else it only checks the token.
   const validateToken = async (req: Request, res: Response) => {
-    const input = req.method === 'GET' ? req.query : (req.body ?? {});
-    const companyId = (input as { company_id?: unknown }).company_id;
-    if (companyId !== undefined) {
+    let companyId: unknown;
+    if (req.method === 'GET') companyId = (req.query as { company_id?: unknown }).company_id;
+    // A body that is no object (`42`, `null`, none) names no company: 422 "company_id is required".
+    else companyId = isRecord(req.body) ? req.body.company_id : undefined;
+    if (req.method === 'POST' || companyId !== undefined) {
       const { company_id } = parseOr422(ValidateTokenBody, { company_id: companyId });
       if (!(await accounts.bindCompany(accountOf(res), company_id))) {
         throw forbidden('This token is already connected to another company');
@@ -116,3 +120,6 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
     sendJson(res, 200, { id: invitation.reportId, status: 'canceled' });
   });
 }
+
+/** A JSON object, not an array or null. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

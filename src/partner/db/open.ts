@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { migrateNamed, openSqlite, type Db } from '../../lib/db.js';
 import { migratePostgres } from '../../lib/sql-migrate.js';
-import { postgresPool, postgresSql, sqliteSql, type Sql } from '../../lib/sql.js';
+import { DatabaseUnavailable, POSTGRES_CONNECT_TIMEOUT_MS, postgresPool, postgresSql, sqliteSql, type Sql } from '../../lib/sql.js';
+import { EX_CONFIG, EX_UNAVAILABLE, StartupError } from '../../lib/cli.js';
 import type { ProviderMigrations } from '../provider/types.js';
 
 export type { Db, Sql };
@@ -22,12 +23,15 @@ export interface PartnerDatabase {
  * `databasePath`; its schema brought up to date, and a provider's own tables after the kit's when
  * `provider` names its migrations (the server applies them itself when it builds the provider).
  * On PostgreSQL, instances starting together migrate one after the other (an advisory lock).
+ * A database that cannot be reached or opened rejects as a `StartupError` naming DATABASE_URL
+ * (without its password) or DATABASE_PATH.
  */
 export async function openPartnerDatabase(
   settings: { databasePath: string; databaseUrl?: string },
   options: { provider?: ProviderMigrations; onConnectionError?: (err: Error) => void } = {},
 ): Promise<PartnerDatabase> {
   if (settings.databaseUrl) {
+    const where = withoutCredentials(settings.databaseUrl);
     const pool = postgresPool(settings.databaseUrl, { onError: options.onConnectionError });
     const sql = postgresSql(pool);
     try {
@@ -35,13 +39,54 @@ export async function openPartnerDatabase(
       if (options.provider) await migrateProvider(sql, options.provider);
     } catch (err) {
       await pool.end();
-      throw err;
+      throw err instanceof DatabaseUnavailable ? unreachable(err.cause, where) : err;
     }
-    const url = new URL(settings.databaseUrl);
-    return { sql, where: `postgres://${url.host}${url.pathname}`, close: () => pool.end() };
+    return { sql, where, close: () => pool.end() };
   }
-  const db = openDb(settings.databasePath, options);
+  let db: Db;
+  try {
+    db = openDb(settings.databasePath, options);
+  } catch (err) {
+    throw unopenable(err, settings.databasePath);
+  }
   return { sql: sqliteSql(db), where: settings.databasePath, close: async () => void db.close() };
+}
+
+/** DATABASE_URL as the log and the start-up errors show it: the host and database, never the user's password. */
+function withoutCredentials(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `postgres://${url.host}${url.pathname}`;
+}
+
+/**
+ * Why PostgreSQL could not be reached, in one line: EX_CONFIG when DATABASE_URL itself is wrong
+ * (a password, user or database PostgreSQL refuses), EX_UNAVAILABLE when the server is not there
+ * now (refusing connections, not answering, starting up). PostgreSQL's own messages name the user
+ * or database, never the password.
+ */
+function unreachable(cause: unknown, where: string): StartupError {
+  const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+  // A refused connection to a name with several addresses is an AggregateError without a message.
+  const said = typeof message === 'string' && message !== '' ? message : typeof code === 'string' ? code : String(cause);
+  // 28P01 wrong password, 28000 no such user (or not allowed from here), 3D000 no such database.
+  if (code === '28P01' || code === '28000' || code === '3D000') {
+    return new StartupError(`DATABASE_URL: PostgreSQL at ${where} refused the connection: ${said}; fix DATABASE_URL`, EX_CONFIG, { cause });
+  }
+  if (/timeout/i.test(said)) {
+    return new StartupError(
+      `DATABASE_URL: PostgreSQL at ${where} did not answer within ${POSTGRES_CONNECT_TIMEOUT_MS / 1000} s; is it running, and does DATABASE_URL name it?`,
+      EX_UNAVAILABLE,
+      { cause },
+    );
+  }
+  return new StartupError(`DATABASE_URL: cannot reach PostgreSQL at ${where} (${said}); is it running, and does DATABASE_URL name it?`, EX_UNAVAILABLE, { cause });
+}
+
+/** Why the SQLite file could not be opened (a folder that cannot be created, a file that is not a database), in one line. */
+function unopenable(cause: unknown, file: string): unknown {
+  const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !/^(SQLITE_(CANTOPEN|NOTADB|READONLY|PERM|IOERR|CORRUPT)|EACCES$|EPERM$|ENOTDIR$|EEXIST$|EROFS$|ENOENT$)/.test(code)) return cause;
+  return new StartupError(`DATABASE_PATH: cannot open the SQLite database ${file}: ${String(message)}; fix DATABASE_PATH or the folder's permissions`, EX_CONFIG, { cause });
 }
 
 /**

@@ -13,7 +13,13 @@ import { ReportId } from '../../contract/schemas.js';
  * pages send `Referrer-Policy: no-referrer` (helmet), so they do not leak to other sites.
  */
 export const LINK_ISSUER = 'partner-integration-kit';
-export type LinkAudience = 'candidate' | 'results';
+/**
+ * `preview` is not a link of its own: the dashboard adds it to a candidate link an operator opens
+ * from an e-mail's preview, so the candidate page knows the candidate did not open it.
+ */
+export type LinkAudience = 'candidate' | 'results' | 'preview';
+/** How long a preview mark lasts: the operator's click, then the page loading. */
+const PREVIEW_TTL_MS = 10 * 60_000;
 
 export type VerifiedLink = { ok: true; reportId: string } | { ok: false; reason: 'expired' | 'invalid' };
 
@@ -31,7 +37,7 @@ export function invitationLinks(deps: {
   // every sign and verify (and catches the failure), which cost more than the rest of a send.
   const secret = createSecretKey(Buffer.from(deps.secret, 'utf8'));
   const seconds = () => Math.floor(clock.now() / 1000);
-  const ttl: Record<LinkAudience, number> = { candidate: deps.candidateTtlMs, results: deps.resultsTtlMs };
+  const ttl: Record<LinkAudience, number> = { candidate: deps.candidateTtlMs, results: deps.resultsTtlMs, preview: PREVIEW_TTL_MS };
 
   const sign = (audience: LinkAudience, reportId: string): string => {
     const iat = seconds();

@@ -1,4 +1,12 @@
 import type { Logger } from '../../lib/http/logger.js';
+import { backoffMs } from './backoff.js';
+
+/**
+ * How long a loop rests after failed runs in a row (the database unreachable, say): from one poll
+ * interval, doubling, up to 10 s, so an outage logs a line per loop every few seconds rather than
+ * every second, and the loops are back within 10 s of the database.
+ */
+const FAILED_RUN_BACKOFF = { maxMs: 10_000 };
 
 export interface BackgroundLoop {
   /** Asks for a run soon; kicks while a run is queued are folded into it. */
@@ -12,8 +20,9 @@ export interface BackgroundLoop {
 
 /**
  * Runs `run` one at a time: when kicked (something was just queued) and every `intervalMs` (to
- * pick up retries whose time has come, and work another process queued). A failed run is logged,
- * and the next kick or tick tries again: the work itself is in the database. `run` gets the
+ * pick up retries whose time has come, and work another process queued). A failed run (a query
+ * that failed, the database gone) is logged, and the loop rests before it tries again, longer
+ * after each failure in a row (FAILED_RUN_BACKOFF): the work itself is in the database. `run` gets the
  * loop's `stopping` signal, and checks it between items: whatever it has not done stays in the
  * database for the next start.
  */
@@ -24,16 +33,26 @@ export function backgroundLoop(
 ): BackgroundLoop {
   let chain: Promise<void> = Promise.resolve();
   let queued = false;
+  /** Failed runs in a row, and until when the loop rests after the last of them. */
+  let failures = 0;
+  let restingUntil = 0;
   const stopping = new AbortController();
   const kick = () => {
-    if (stopping.signal.aborted || queued) return;
+    if (stopping.signal.aborted || queued || performance.now() < restingUntil) return;
     queued = true;
     chain = chain
       .then(async () => {
         queued = false;
-        if (!stopping.signal.aborted) await run(stopping.signal);
+        if (stopping.signal.aborted) return;
+        await run(stopping.signal);
+        failures = 0;
       })
-      .catch((err: unknown) => options.logger.error({ err, loop: name }, 'background work failed'));
+      .catch((err: unknown) => {
+        failures += 1;
+        const retryInMs = backoffMs(failures, { baseMs: options.intervalMs, maxMs: Math.max(options.intervalMs, FAILED_RUN_BACKOFF.maxMs) });
+        restingUntil = performance.now() + retryInMs;
+        options.logger.error({ err, loop: name, failures, retryInMs }, 'background work failed');
+      });
   };
   const timer = setInterval(kick, options.intervalMs);
   return {

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
+import { parseAuthorization } from '../../lib/http/authorization.js';
 import type { Config } from '../config.js';
 import { renderMessage } from './render.js';
 import { signInThrottle, SIGN_IN_LIMITS, type SignInLimits } from './sign-in-throttle.js';
@@ -33,11 +34,10 @@ export function adminAuth(
   const token = admin.token === undefined ? undefined : digest(admin.token);
 
   const allowed = (header: string | undefined): boolean => {
-    if (!header) return false;
-    const [scheme, value = ''] = header.split(' ', 2);
-    if (scheme?.toLowerCase() === 'bearer') return token !== undefined && same(value.trim(), token);
-    if (scheme?.toLowerCase() !== 'basic') return false;
-    const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
+    const presented = parseAuthorization(header);
+    if (presented?.scheme === 'bearer') return token !== undefined && same(presented.credentials, token);
+    if (presented?.scheme !== 'basic') return false;
+    const decoded = Buffer.from(presented.credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return false;
     const [u, p] = [decoded.slice(0, colon), decoded.slice(colon + 1)];

@@ -34,7 +34,8 @@ const LINK_PROBLEMS = {
 
 /**
  * The candidate's pages, reached through the signed link in the invitation e-mail:
- *   GET  /take?token=…   the test (or, for checks, the consent form)
+ *   GET  /take?token=…   the test (or, for checks, the consent form); the first GET marks the
+ *                        invitation opened, unless `&preview=…` says the dashboard's operator opened it
  *   POST /take           the answers; then POST → redirect → GET shows the thank-you page
  * A tampered, expired or unknown link gets a friendly page; so does a canceled invitation, whose
  * link stops working the moment it is canceled.
@@ -102,7 +103,9 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
   router.get('/take', async (req, res) => {
     const opened = await open(res, req.query.token);
     if (!opened) return;
-    await invitations.markOpened(opened.invitation.reportId);
+    // An operator following the link from the dashboard's e-mail preview is not the candidate.
+    const preview = links.verify('preview', req.query.preview);
+    if (!preview.ok || preview.reportId !== opened.invitation.reportId) await invitations.markOpened(opened.invitation.reportId);
     await showTask(res, opened);
   });
 

@@ -9,19 +9,22 @@ import { notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
+import type { InvitationLinks } from '../invitations/links.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
 import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
 import { resultDetailsOf, toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
-import { linkify, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
+import { linkify, mailPreviewHtml, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
 import { pageErrors, renderPage } from './render.js';
 
 export interface DashboardDeps {
   accounts: AccountStore;
   invitations: InvitationStore;
   lifecycle: InvitationLifecycle;
+  /** Marks a candidate link the operator follows from an e-mail as the operator's, not the candidate's. */
+  links: Pick<InvitationLinks, 'sign'>;
   reports: ReportOutbox;
   mail: MailOutbox;
   provider: Provider;
@@ -162,18 +165,38 @@ export function dashboard(deps: DashboardDeps): Router {
     });
   });
 
-  router.get('/mail/:id', async (req, res) => {
+  /** The e-mail the path names, with what the JSON transport kept of it. */
+  const mailOf = async (req: Request) => {
     const id = IdParam.safeParse(req.params.id);
     const message = id.success ? await mail.find(id.data) : undefined;
     if (!message) throw notFound('Unknown e-mail');
-    const content = mailContent(message.message);
+    return { message, content: mailContent(message.message) };
+  };
+  const candidateLinkPrefix = `${deps.publicUrl}/take?`;
+  const isCandidateLink = (url: string) => url.startsWith(candidateLinkPrefix);
+
+  router.get('/mail/:id', async (req, res) => {
+    const { message, content } = await mailOf(req);
+    // The candidate link, followed from this page, goes through /open: the candidate did not open it.
+    const hrefOf = (url: string) => (isCandidateLink(url) ? `${deps.publicUrl}/admin/mail/${message.id}/open` : url);
     page(req, res, './admin/mail', {
       pageTitle: `E-mail ${message.id}`,
       message,
       content,
-      textHtml: typeof content?.text === 'string' ? linkify(content.text) : undefined,
-      links: typeof content?.text === 'string' ? urlsIn(content.text) : [],
+      previewHtml: typeof content?.html === 'string' ? mailPreviewHtml(content.html, hrefOf) : undefined,
+      textHtml: typeof content?.text === 'string' ? linkify(content.text, hrefOf) : undefined,
+      links: (typeof content?.text === 'string' ? urlsIn(content.text) : []).map((url) => ({ url, href: hrefOf(url), candidate: isCandidateLink(url) })),
     });
+  });
+
+  /** The e-mail's candidate link, marked as opened by the operator (a new tab, from the preview). */
+  router.get('/mail/:id/open', async (req, res) => {
+    const { message, content } = await mailOf(req);
+    const link = typeof content?.text === 'string' ? urlsIn(content.text).find(isCandidateLink) : undefined;
+    if (!link) throw notFound('This e-mail has no candidate link');
+    const url = new URL(link);
+    url.searchParams.set('preview', deps.links.sign('preview', message.reportId));
+    res.redirect(303, url.href);
   });
 
   router.post('/updates/:id/retry', form, async (req, res) => {

@@ -31,12 +31,36 @@ export function urlsIn(text: string): string[] {
   return [...new Set(text.match(URL_IN_TEXT) ?? [])];
 }
 
-/** Plain text (an e-mail's text part) with its URLs made links: escaped first, then each URL wrapped. */
-export function linkify(text: string): string {
+/**
+ * Plain text (an e-mail's text part) with its URLs made links: escaped first, then each URL wrapped.
+ * `hrefOf` may send a link elsewhere than the URL it shows.
+ */
+export function linkify(text: string, hrefOf: (url: string) => string = (url) => url): string {
   return text
     .split(/(\bhttps?:\/\/[^\s<>"']+)/)
-    .map((part, i) => (i % 2 === 1 ? `<a href="${escapeHtml(part)}">${escapeHtml(part)}</a>` : escapeHtml(part)))
+    .map((part, i) => (i % 2 === 1 ? `<a href="${escapeHtml(hrefOf(part))}">${escapeHtml(part)}</a>` : escapeHtml(part)))
     .join('');
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+/**
+ * An e-mail's HTML part made ready for the dashboard's preview frame: every link opens in a new
+ * tab, outside the frame (`<base target="_blank">`; the frame allows popups that escape its
+ * sandbox, nothing else), and `hrefOf` may send a link elsewhere (the candidate link through the
+ * dashboard, so that following it is not the candidate opening it). Only double-quoted `href`s
+ * are read: the kit's templates write them so, and one missed opens unchanged in the new tab.
+ */
+export function mailPreviewHtml(html: string, hrefOf: (url: string) => string): string {
+  const rewritten = html.replace(/(\shref=")([^"]*)"/gi, (_all, attr: string, href: string) => {
+    const url = href.replace(/&(amp|lt|gt|quot|#39);/g, (_e, name: string) => ENTITIES[name]!);
+    return `${attr}${escapeHtml(hrefOf(url))}"`;
+  });
+  const base = '<base target="_blank">';
+  // Inside <head>, else right after <html> or the doctype (the parser opens the head there itself).
+  const at = [/<head\b[^>]*>/i, /<html\b[^>]*>/i, /<!doctype[^>]*>/i].map((tag) => tag.exec(rewritten)).find((m) => m !== null);
+  const end = at ? at.index + at[0].length : 0;
+  return rewritten.slice(0, end) + base + rewritten.slice(end);
 }
 
 /** A JSON text parsed, or undefined when it is not JSON (a non-JSON answer from a proxy, say). */

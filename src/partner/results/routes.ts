@@ -5,6 +5,7 @@ import { ReportId } from '../../contract/schemas.js';
 import { badRequest, conflict, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { parseOr422 } from '../../lib/http/validate.js';
+import { jsonDeclared } from '../../lib/perf/json-body.js';
 import { PROGRESS_STAGES, type ProgressStage, type ReportOutcome } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
 import { InvalidResultError, ResultFields, type VendorReports } from './reports.js';
@@ -47,7 +48,8 @@ const SIGNATURE_PROBLEMS = {
   missing: 'Missing X-Vendor-Signature header',
   malformed: 'Malformed X-Vendor-Signature header: expected t=<unix seconds>,v1=<hex HMAC-SHA256>',
   stale: 'Signature timestamp is more than 5 minutes away from the server time',
-  mismatch: 'Invalid signature',
+  // Also what a product still signing "<t>.<raw body>" (without the report id) is answered.
+  mismatch: 'Invalid signature: v1 must be the hex HMAC-SHA256 of "<t>.<report_id>.<raw body>" keyed with VENDOR_RESULTS_SECRET',
 } as const;
 
 /**
@@ -55,10 +57,12 @@ const SIGNATURE_PROBLEMS = {
  * (docs/results-endpoint.md), in a fixed order:
  *
  *   1. no VENDOR_RESULTS_SECRET → 401 "results endpoint not configured";
- *   2. the raw body, up to `bodyLimitBytes` (413), uncompressed (415);
- *   3. `X-Vendor-Signature` (timestamp within 5 minutes, HMAC-SHA256 of "<t>.<body>") → 401 for
- *      anything else — before the report id is looked at, so an unsigned request learns nothing,
- *      not even whether a report exists;
+ *   2. a body declared as JSON (415, the callbacks' rule), the raw body, up to `bodyLimitBytes`
+ *      (413), uncompressed (415);
+ *   3. `X-Vendor-Signature` (timestamp within 5 minutes, HMAC-SHA256 of "<t>.<report_id>.<body>",
+ *      the report id as the path carries it) → 401 for anything else — before the report id is
+ *      looked up, so an unsigned request learns nothing, not even whether a report exists, and a
+ *      request signed for one report is refused on any other;
  *   4. the report id (404 "Unknown report"), JSON (400), the body's fields (422 {error, errors});
  *   5. the lifecycle, in one transaction with the report update it queues: 200 {id, status} when
  *      recorded or when the same was recorded before (idempotent), 409 when the report finished
@@ -74,7 +78,7 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
 
   const receive: RequestHandler = async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const signed = verifyVendorSignature(deps.secret!, raw, req.headers[VENDOR_SIGNATURE_HEADER], clock.now());
+    const signed = verifyVendorSignature(deps.secret!, req.params.reportId as string, raw, req.headers[VENDOR_SIGNATURE_HEADER], clock.now());
     if (!signed.ok) {
       logger.warn({ reason: signed.reason }, 'vendor result refused: signature');
       throw unauthorized(SIGNATURE_PROBLEMS[signed.reason]);
@@ -115,5 +119,5 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
     res.json({ id, status: body.status });
   };
 
-  app.post(VENDOR_RESULTS_PATH, configured, rawBody, receive);
+  app.post(VENDOR_RESULTS_PATH, configured, jsonDeclared, rawBody, receive);
 }

@@ -4,12 +4,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * [kit decision] How the vendor's product signs a result it posts to
  * `POST /vendor/reports/{report_id}/result` (docs/results-endpoint.md):
  *
- *   X-Vendor-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with VENDOR_RESULTS_SECRET>
+ *   X-Vendor-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<report_id>.<raw body>" keyed with VENDOR_RESULTS_SECRET>
  *
  * The timestamp is inside the signed bytes, so a captured request cannot be replayed after the
- * tolerance; the body is signed byte for byte, so nothing in it can be changed; only the shared
- * secret's holder can sign. Several `v1=` are accepted (any one matching is enough), so the sender
- * can sign with the old and the new secret while the secret is rotated.
+ * tolerance; the report id of the path is too, so it cannot be sent to another report (a report id
+ * is a UUID, which holds no dot: the three parts cannot be told apart otherwise); the body is
+ * signed byte for byte, so nothing in it can be changed; only the shared secret's holder can sign.
+ * Several `v1=` are accepted (any one matching is enough), so the sender can sign with the old and
+ * the new secret while the secret is rotated.
  */
 export const VENDOR_SIGNATURE_HEADER = 'x-vendor-signature';
 /** How far the signed timestamp may be from this server's clock, either way. */
@@ -21,23 +23,27 @@ const MAX_HEADER_LENGTH = 1024;
 const MAX_SIGNATURES = 8;
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
-/** The `X-Vendor-Signature` value for `body` sent at `timestampSeconds` (now by default). */
-export function signVendorResult(secret: string, body: Buffer | string, timestampSeconds = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestampSeconds},v1=${vendorSignature(secret, timestampSeconds, body)}`;
+/**
+ * The `X-Vendor-Signature` value for `body` posted to `/vendor/reports/{reportId}/result` at
+ * `timestampSeconds` (now by default).
+ */
+export function signVendorResult(secret: string, reportId: string, body: Buffer | string, timestampSeconds = Math.floor(Date.now() / 1000)): string {
+  return `t=${timestampSeconds},v1=${vendorSignature(secret, timestampSeconds, reportId, body)}`;
 }
 
-function vendorSignature(secret: string, timestampSeconds: number | string, body: Buffer | string): string {
-  return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(body).digest('hex');
+function vendorSignature(secret: string, timestampSeconds: number | string, reportId: string, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(`${timestampSeconds}.${reportId}.`).update(body).digest('hex');
 }
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'mismatch' };
 
 /**
- * Checks `header` against `body` and `secret` at `nowMs`. Never throws: a header of any shape,
- * a signature of the wrong length or not hex, is an answer (`ok: false`), not an error. Every
- * `v1` of the right shape is compared in constant time, all of them (no early exit).
+ * Checks `header` against the report id of the path as sent, `body` and `secret` at `nowMs`.
+ * Never throws: a header of any shape, a signature of the wrong length or not hex, is an answer
+ * (`ok: false`), not an error. Every `v1` of the right shape (hex, either case) is compared in
+ * constant time, all of them (no early exit).
  */
-export function verifyVendorSignature(secret: string, body: Buffer, header: unknown, nowMs: number): SignatureCheck {
+export function verifyVendorSignature(secret: string, reportId: string, body: Buffer, header: unknown, nowMs: number): SignatureCheck {
   if (header === undefined || header === '') return { ok: false, reason: 'missing' };
   if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'malformed' };
   let timestamp: string | undefined;
@@ -58,7 +64,7 @@ export function verifyVendorSignature(secret: string, body: Buffer, header: unkn
   if (timestamp === undefined || signatures.length === 0 || signatures.length > MAX_SIGNATURES) return { ok: false, reason: 'malformed' };
   if (Math.abs(nowMs - Number(timestamp) * 1000) > VENDOR_SIGNATURE_TOLERANCE_MS) return { ok: false, reason: 'stale' };
 
-  const expected = Buffer.from(vendorSignature(secret, timestamp, body), 'hex');
+  const expected = Buffer.from(vendorSignature(secret, timestamp, reportId, body), 'hex');
   let ok = false;
   for (const signature of signatures) {
     // Only 64 hex characters can be a signature: anything else (wrong length, not hex) never
