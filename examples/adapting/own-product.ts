@@ -22,6 +22,11 @@ const myProduct = (kit: ProviderKit): Provider => ({
     if (!res.ok) throw new Error(`my product answered ${res.status}`); // retried with backoff
     return { candidateUrl: ((await res.json()) as { url: string }).url };
   },
+  // A cancel from the platform, the dashboard or a webhook: close the test's link in your product.
+  async cancelInvitation(invitation) {
+    const res = await fetch(`${PRODUCT_URL}/api/assessments/${invitation.reportId}/cancel`, { method: 'POST' });
+    if (!res.ok) throw new Error(`my product answered ${res.status}`); // retried with backoff
+  },
 });
 
 export default myProduct;

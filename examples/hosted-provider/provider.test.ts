@@ -1,8 +1,8 @@
 /**
  * The example hosted provider, tested as a fork tests its own: with the kit's harness only, and a
- * stand-in for the vendor's product (the two calls provider.ts makes). Send on the platform → the
+ * stand-in for the vendor's product (the three calls provider.ts makes). Send on the platform → the
  * partner asks the product to create the test → the product posts the signed result → the
- * platform's report shows it.
+ * platform's report shows it; or the recruiter cancels → the partner asks the product to cancel it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +12,16 @@ import { hostedProvider } from './provider.js';
 
 /** What the product was asked to create, by report id. */
 const created = new Map<string, { test_id: string; results_url: string }>();
+/** The report ids the product was asked to cancel, in order. */
+const canceled: string[] = [];
 const product = createServer((req, res) => {
   const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (req.method === 'GET' && req.url === '/api/tests') return send(200, [{ id: 'js-senior', name: 'JavaScript (senior)' }]);
+  const cancel = req.method === 'POST' ? /^\/api\/assessments\/([^/]+)\/cancel$/.exec(req.url ?? '') : null;
+  if (cancel) {
+    canceled.push(decodeURIComponent(cancel[1]!));
+    return void res.writeHead(204).end();
+  }
   if (req.method !== 'POST' || req.url !== '/api/assessments') return send(404, { error: 'Not found' });
   readJson(req).then(
     (body) => {
@@ -55,5 +62,13 @@ describe('a product that hosts its tests', () => {
     expect(await harness.postResult(reportId, result)).toEqual({ status: 200, body: { id: reportId, status: 'completed' } });
     const report = await harness.waitForReport(reportId, (r) => r.status === 'completed');
     expect(report).toMatchObject({ score: '87%', subtitle: result.subtitle, properties: result.properties });
+  });
+
+  it('the recruiter cancels on the platform → the partner asks the product to cancel the test', async () => {
+    const reportId = await harness.send('js-senior');
+    await harness.waitForReport(reportId, (r) => r.urls.cancel !== undefined);
+    await harness.cancel(reportId);
+    await harness.waitForReport(reportId, (r) => r.status === 'canceled');
+    await expect.poll(() => canceled, { timeout: 15_000 }).toEqual([reportId]);
   });
 });

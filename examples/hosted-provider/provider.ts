@@ -11,6 +11,9 @@ import type { Provider, ProviderFactory, ProviderKit } from '../../src/partner/i
  *   POST {productUrl}/api/assessments  {report_id, test_id, candidate, results_url}
  *                                                 → {"url": "https://…"} — the same test again for
  *                                                   a report_id it already has (the kit may retry)
+ *   POST {productUrl}/api/assessments/{report_id}/cancel
+ *                                                 → 2xx: the test's link closes; the same answer
+ *                                                   again for a test already canceled (the kit may retry)
  */
 export function hostedProvider(options: { productUrl: string; apiKey?: string }): ProviderFactory {
   const api = async (path: string, body?: unknown) => {
@@ -22,7 +25,7 @@ export function hostedProvider(options: { productUrl: string; apiKey?: string })
     });
     // Thrown: the kit retries the start with backoff, and the dashboard shows the error.
     if (!res.ok) throw new Error(`${path}: the product answered ${res.status}`);
-    return res.json();
+    return res.status === 204 ? undefined : res.json();
   };
 
   return (kit: ProviderKit): Provider => ({
@@ -40,6 +43,11 @@ export function hostedProvider(options: { productUrl: string; apiKey?: string })
         results_url: `${kit.publicUrl}/vendor/reports/${invitation.reportId}/result`,
       })) as { url: string };
       return { candidateUrl: url };
+    },
+
+    // A cancel on the platform, on the dashboard or by a webhook: the product closes the link.
+    async cancelInvitation(invitation) {
+      await api(`/api/assessments/${encodeURIComponent(invitation.reportId)}/cancel`, {});
     },
   });
 }

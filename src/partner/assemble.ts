@@ -12,6 +12,7 @@ import { invitationLifecycle } from './invitations/lifecycle.js';
 import { invitationLinks, type InvitationLinks } from './invitations/links.js';
 import { invitationStore } from './invitations/store.js';
 import { invitationStarter } from './invitations/starter.js';
+import { productCanceller } from './invitations/product-canceller.js';
 import { mailOutbox } from './mail/outbox.js';
 import { mailSender } from './mail/sender.js';
 import type { Mailer } from './mail/transport.js';
@@ -59,13 +60,28 @@ export interface AssembleDeps {
 export function partnerCore(
   sql: Sql,
   clock: Clock,
-  options: { kind: PartnerKind; links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>; wake?: () => void },
+  options: {
+    kind: PartnerKind;
+    links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
+    wake?: () => void;
+    /** Whether the provider has a cancel hook: cancels then queue the call to it (lifecycle.ts). */
+    hasCancelHook?: () => boolean;
+  },
 ): PartnerCore {
   const accounts = accountStore(sql, clock);
   const invitations = invitationStore(sql, clock);
   const reports = reportOutbox(sql, clock);
   const mail = mailOutbox(sql, clock);
-  const lifecycle = invitationLifecycle({ sql, clock, kind: options.kind, reports, mail, links: options.links, wake: options.wake });
+  const lifecycle = invitationLifecycle({
+    sql,
+    clock,
+    kind: options.kind,
+    reports,
+    mail,
+    links: options.links,
+    wake: options.wake,
+    hasCancelHook: options.hasCancelHook,
+  });
   return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
 }
 
@@ -91,15 +107,19 @@ export async function buildProvider(source: ProviderSource, kit: ProviderKit): P
 /**
  * The partner's parts, wired — the one place they are: the provider, the stores and lifecycle
  * (`partnerCore`), the app, and the workers that run after the platform has had its answer — the
- * invitation starter, the mail sender, the report delivery worker and the webhook processor.
+ * invitation starter, the product canceller, the mail sender, the report delivery worker and the
+ * webhook processor.
  * `startPartner` runs the workers in background loops; tests call their `runOnce` with a fake clock.
  */
 export async function assemble(config: Config, deps: AssembleDeps) {
   const { sql, logger, clock, publicUrl } = deps;
   const links = invitationLinks({ ...config.links, publicUrl, clock });
-  const core = partnerCore(sql, clock, { kind: config.kind, links, wake: deps.wake });
+  // The provider is built after the core (a factory is handed the core's results API); the
+  // lifecycle asks for its cancel hook only at a cancel, once it exists.
+  let built: Provider | undefined;
+  const core = partnerCore(sql, clock, { kind: config.kind, links, wake: deps.wake, hasCancelHook: () => built?.cancelInvitation !== undefined });
   const { invitations, reports, mail, lifecycle } = core;
-  const provider = await buildProvider(deps.provider, {
+  const provider = (built = await buildProvider(deps.provider, {
     sql,
     clock,
     kind: config.kind,
@@ -107,7 +127,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     publicUrl,
     candidateUrl: links.candidateUrl,
     reports: core.results,
-  });
+  }));
   const starter = invitationStarter({
     sql,
     invitations,
@@ -117,6 +137,15 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     random: deps.random,
     markStarted: (invitation, candidateUrl, tx) => lifecycle.start(invitation, candidateUrl, tx),
     onRecorded: lifecycle.wake,
+    leaseMs: config.jobLeaseMs,
+    pause: deps.pause,
+  });
+  const canceller = productCanceller({
+    invitations,
+    provider,
+    clock,
+    logger,
+    random: deps.random,
     leaseMs: config.jobLeaseMs,
     pause: deps.pause,
   });
@@ -175,5 +204,5 @@ export async function assemble(config: Config, deps: AssembleDeps) {
       deliveriesWaiting: () => worker.waiting(),
     },
   });
-  return { app, links, provider, ...core, starter, sender, worker, webhooks };
+  return { app, links, provider, ...core, starter, canceller, sender, worker, webhooks };
 }

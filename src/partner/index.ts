@@ -25,6 +25,7 @@ export type {
   ProviderInvitation,
   ProviderResult,
   InvitationToStart,
+  InvitationToCancel,
   CandidateTask,
   Question,
   Submission,

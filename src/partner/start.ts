@@ -55,7 +55,7 @@ export interface RunningPartner {
 
 /**
  * The partner server with your provider: opens the database, listens, runs the background loops
- * (invitation starter, mail sender, report delivery, webhook processor) and returns what you
+ * (invitation starter, product canceller, mail sender, report delivery, webhook processor) and returns what you
  * need to push results and to stop it. On SQLite, one process per database file; on PostgreSQL
  * (DATABASE_URL), as many instances as you run (docs/deploy.md).
  */
@@ -147,12 +147,17 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
     throw err;
   }
   const startLoop = backgroundLoop('invitation starter', (stopping) => partner.starter.runOnce(stopping), { logger, intervalMs });
+  // Only a provider with a cancel hook has cancels to tell its product of.
+  const cancelLoop = partner.provider.cancelInvitation
+    ? backgroundLoop('product canceller', (stopping) => partner.canceller.runOnce(stopping), { logger, intervalMs })
+    : undefined;
   const mailLoop = backgroundLoop('mail sender', (stopping) => partner.sender.runOnce(stopping), { logger, intervalMs });
   const deliveryLoop = backgroundLoop('report delivery', (stopping) => partner.worker.runOnce(stopping), { logger, intervalMs });
   const webhookLoop = backgroundLoop('webhook processor', (stopping) => partner.webhooks.runOnce(stopping), { logger, intervalMs });
   kickStarter = () => startLoop.kick();
   kickWebhooks = () => webhookLoop.kick();
   wakeAll = () => {
+    cancelLoop?.kick();
     mailLoop.kick();
     deliveryLoop.kick();
   };
@@ -176,7 +181,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       // stays in the database for the next start. In-flight deliveries are abandoned: their
       // updates stay pending.
       worker.stop();
-      const loopsStopped = Promise.all([startLoop.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
+      const loopsStopped = Promise.all([startLoop.stop(), cancelLoop?.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response goes out; close them as they do.
@@ -197,7 +202,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       }
       // What the loops claimed and did not finish is due again at once, for the other instances
       // or the next start, rather than when its lease runs out (PostgreSQL).
-      await Promise.all([partner.starter.release(), partner.sender.release(), worker.release()]).catch((err: unknown) =>
+      await Promise.all([partner.starter.release(), partner.canceller.release(), partner.sender.release(), worker.release()]).catch((err: unknown) =>
         logger.warn({ err }, 'could not give back the work in hand: it is taken up again when its lease runs out'),
       );
       mailer.close();

@@ -69,6 +69,12 @@ export interface Harness {
   listTests(): Promise<{ id: number | string; name: string }[]>;
   /** A recruiter sends the candidate `testId` (named as listed, unless `testName` is given); the report id. */
   send(testId: number | string, testName?: string): Promise<string>;
+  /**
+   * A recruiter cancels the report on the platform, which calls the partner's `urls.cancel` (the
+   * report's first update must have reached the platform: `waitForReport` for `urls.cancel` first).
+   * Your provider's `cancelInvitation` is called afterwards, from the partner's background loop.
+   */
+  cancel(reportId: string): Promise<void>;
   /** The report as the platform shows it. */
   report(reportId: string): Promise<Report>;
   /** The report once `until` holds for it, as the platform shows it; rejects after `timeoutMs` (default 15 s). */
@@ -148,6 +154,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         const res = await api('POST', `/partners/${codename}/send`, { candidate_id: CANDIDATE.id, test_id: testId, test_name: name });
         if (res.status !== 201) throw new Error(`The send failed (${res.status}): ${JSON.stringify(res.body)}`);
         return (res.body as { report: Report }).report.id;
+      },
+      async cancel(reportId) {
+        const res = await api('POST', `/reports/${encodeURIComponent(reportId)}/cancel`);
+        if (res.status !== 202) throw new Error(`The cancel failed (${res.status}): ${JSON.stringify(res.body)}`);
       },
       async report(reportId) {
         const res = await api('GET', `/reports/${encodeURIComponent(reportId)}`);

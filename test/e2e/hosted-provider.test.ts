@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/contract/schemas.js';
 import type { RunningMockPlatform } from '../../src/mock-platform/server.js';
@@ -5,13 +6,14 @@ import { hostedProvider } from '../../examples/hosted-provider/provider.js';
 import { rowOf, rowsOf } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import { fakeVendorProduct, type FakeVendorProduct } from '../support/fake-vendor-product.js';
-import { startForkedPartner, startMock, type ForkedPartner } from './support.js';
+import { ACME, startForkedPartner, startMock, type ForkedPartner } from './support.js';
 
 /**
  * The second shape of product, over real HTTP: the bundled mock platform, the partner run with the
  * example hosted provider (examples/hosted-provider), and a fake of the vendor's product. Send on
  * the platform → the partner asks the product to create the test → the candidate's link is the
- * product's → the product posts the signed result → the platform's report completes.
+ * product's → the product posts the signed result → the platform's report completes; or the
+ * recruiter cancels → the partner tells the product, which closes the link.
  */
 const SECRET = 'hosted-product-results-secret-0123456789';
 
@@ -99,6 +101,25 @@ describe('a product that hosts its tests: an assessment', () => {
     // The progress stayed on the partner's side.
     const stages = await rowsOf(world.sql, 'SELECT stage FROM invitation_events WHERE report_id = ? ORDER BY id', reportId);
     expect(stages.map((e) => e.stage)).toEqual(['opened', 'started']);
+  });
+
+  it('the recruiter cancels on the platform: the partner answers, then tells the product, whose link stops working', async () => {
+    const { reportId, assessment } = await startInProduct(world, 'js-senior');
+    await reportOnceIt(world, reportId, (r) => expect(r.urls.cancel).toBeDefined());
+    expect((await fetch(assessment.url)).status).toBe(200);
+
+    await request(mock.url).post(`/api/marketplace/c/${ACME.id}/reports/${reportId}/cancel`).expect(202);
+    await reportOnceIt(world, reportId, (r) => expect(r.status).toBe('canceled'));
+    // The product hears of it from the partner's background loop, after the platform had its answer.
+    await eventually(() => expect(product.cancels()).toEqual([reportId]), { what: "the product's cancel endpoint to be called", timeoutMs: 15_000 });
+    const page = await fetch(assessment.url);
+    expect(page.status).toBe(410);
+    expect(await page.text()).toContain('This test was canceled');
+    await eventually(async () =>
+      expect((await rowOf(world.sql, 'SELECT product_cancel FROM invitations WHERE report_id = ?', reportId))?.product_cancel).toBe('told'),
+    );
+    // A result the product still posts is refused, as before.
+    expect((await product.finish(reportId, { status: 'completed', score: '90%' })).status).toBe(409);
   });
 
   it('a result captured on its way to one report and sent unchanged to another: 401, and the other report changes neither here nor on the platform', async () => {

@@ -11,6 +11,8 @@ interface Assessment {
   candidate: { first_name: string; last_name: string; email: string };
   resultsUrl: string;
   url: string;
+  /** When the partner canceled it (the product's cancel endpoint); the link is closed since. */
+  canceledAt?: string;
 }
 
 /** A result or progress the product posted: what someone watching the wire would capture. */
@@ -23,8 +25,8 @@ export interface SentResult {
 /**
  * A fake of a vendor's product that hosts its tests (examples/hosted-provider): it lists tests,
  * creates an assessment per report (the same one again for a report it has), serves the
- * candidate's page, and — when a test says so — posts the signed result or progress to the
- * partner's `results_url`, as the real product would.
+ * candidate's page, closes it when the partner cancels the test, and — when a test says so —
+ * posts the signed result or progress to the partner's `results_url`, as the real product would.
  */
 export async function fakeVendorProduct(options: { secret: string; tests?: { id: string; name: string }[] }) {
   const tests = options.tests ?? [
@@ -34,6 +36,10 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
   const assessments = new Map<string, Assessment>();
   const sent: SentResult[] = [];
   let creates = 0;
+  /** Report ids of every cancel call received, in order (retries and repeats included). */
+  const cancels: string[] = [];
+  /** Cancel calls still to answer 503, as a product that is down would. */
+  let cancelFailuresLeft = 0;
   const app = express();
   app.use(express.json());
   app.get('/api/tests', (_req, res) => {
@@ -50,9 +56,21 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
     }
     res.status(201).json({ id: assessment.id, url: assessment.url });
   });
+  app.post('/api/assessments/:reportId/cancel', (req, res) => {
+    cancels.push(req.params.reportId);
+    if (cancelFailuresLeft > 0) {
+      cancelFailuresLeft -= 1;
+      return void res.status(503).json({ error: 'Down for maintenance' });
+    }
+    const assessment = assessments.get(req.params.reportId);
+    if (!assessment) return void res.status(404).json({ error: 'No such test' });
+    assessment.canceledAt ??= new Date().toISOString();
+    res.status(204).end();
+  });
   app.get('/a/:id', (req, res) => {
     const found = [...assessments.values()].find((a) => a.id === req.params.id);
     if (!found) return void res.status(404).send('No such test');
+    if (found.canceledAt) return void res.status(410).type('html').send('<h1>This test was canceled</h1>');
     res.type('html').send(`<h1>Hello ${found.candidate.first_name}</h1><p>Your ${found.testId} test.</p>`);
   });
   const server = app.listen(0, '127.0.0.1');
@@ -79,6 +97,12 @@ export async function fakeVendorProduct(options: { secret: string; tests?: { id:
     sent: (): readonly SentResult[] => sent,
     /** How many create calls the product received (retries and resends included). */
     creates: () => creates,
+    /** Report ids of the cancel calls the product received, in order. */
+    cancels: () => [...cancels],
+    /** The next `n` cancel calls answer 503. */
+    failCancels(n: number) {
+      cancelFailuresLeft = n;
+    },
     /** The candidate finished: the product posts the result. */
     finish: (reportId: string, result: { status: 'completed' | 'failed'; score: string; subtitle?: string; properties?: { label: string; value: string }[] }) =>
       post(reportId, result),

@@ -12,6 +12,12 @@ import type { Invitation } from './store.js';
 export type CancelOutcome = 'canceled' | 'already_canceled' | 'completed' | 'failed' | 'unknown';
 
 /**
+ * Who cancels: the platform (urls.cancel, a webhook handler), the vendor's operator (the
+ * dashboard), or the vendor's product (its own `canceled` result, stored as canceled by the vendor).
+ */
+export type CancelBy = 'platform' | 'vendor' | 'product';
+
+/**
  * What reporting a result or a progress stage did: `recorded` (it changed the invitation),
  * `unchanged` (the same was reported before: nothing changed), `conflict` (the invitation already
  * finished otherwise, or was canceled: a status never moves backwards) or `unknown` (no such report).
@@ -31,6 +37,12 @@ export interface ResultExtras {
 export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
 
 /**
+ * The `product_cancel` a cancel leaves, given what it owes the product (the query parameter
+ * `param`): the call only for an invitation the product started; 'by_product' whatever it was.
+ */
+const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by_product' OR started_at IS NOT NULL THEN CAST(${param} AS TEXT) END`;
+
+/**
  * Every change of an invitation that the outside world hears about, each in one transaction with
  * what announces it: the report update for the platform (report_updates) and the e-mail for the
  * candidate (mail_outbox). The workers that send them run later; a crash at any point leaves
@@ -44,7 +56,11 @@ export type InvitationLifecycle = ReturnType<typeof invitationLifecycle>;
  *               with the reason; no e-mail, no update (the platform has no report to update)
  *   finish    → report status (completed | failed), score, completed_at, urls.show
  *               (+ subtitle, properties for assessments)
- *   cancel    → report status canceled; unsent e-mail dropped; the candidate link stops working
+ *   cancel    → report status canceled; unsent e-mail dropped; the kit's candidate page stops
+ *               answering the link; and, when the product started the invitation, its cancel hook
+ *               is queued (`product_cancel`, product-canceller.ts: the product closes its own
+ *               link) — unless the cancel is the product's own
+ *   unknown and a start that finds its invitation canceled queue the hook too
  *   progress  → nothing for the platform: the stage (opened, started, in_review) is recorded for
  *               the dashboard in invitation_events
  *
@@ -64,9 +80,21 @@ export function invitationLifecycle(deps: {
   links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
   /** Told after a commit that queued something, so the workers need not wait for their next poll. */
   wake?: () => void;
+  /**
+   * Whether the provider has a cancel hook (`Provider.cancelInvitation`): then a cancel of an
+   * invitation the product started queues the call to it, in the cancel's transaction. Asked at
+   * each cancel (the provider is built after the lifecycle). Without it, nothing is queued.
+   */
+  hasCancelHook?: () => boolean;
 }) {
   const { sql, clock, kind, reports, mail, links } = deps;
   const wake = () => deps.wake?.();
+  /**
+   * [kit decision] What a cancel owes the product, as `product_cancel`: nothing when the product
+   * made the cancel itself ('by_product'); else the call, when the provider has a hook ('pending',
+   * kept only for an invitation the product started: see `productCancel`); else nothing (NULL).
+   */
+  const owed = (by: CancelBy): 'by_product' | 'pending' | null => (by === 'product' ? 'by_product' : deps.hasCancelHook?.() ? 'pending' : null);
   const statusOf = async (tx: Sql, reportId: string) =>
     (await tx.get<{ status: ReportStatus }>('SELECT status FROM invitations WHERE report_id = $1', [reportId]))?.status;
 
@@ -83,7 +111,18 @@ export function invitationLifecycle(deps: {
           WHERE report_id = $3 AND started_at IS NULL AND status = 'sent'`,
         [now, candidateUrl, reportId],
       );
-      if (started.changes === 0) return false;
+      if (started.changes === 0) {
+        // Canceled while the product was starting it: the product has a test the kit never
+        // recorded, so it is told of the cancel now (unless the cancel was its own). Still not started here.
+        if (!deps.hasCancelHook?.()) return false;
+        // The starter wakes the workers once its batch commits.
+        await t.run(
+          `UPDATE invitations SET product_cancel = 'pending', product_cancel_next_at = $1, updated_at = $1
+            WHERE report_id = $2 AND status = 'canceled' AND started_at IS NULL AND product_cancel IS NULL`,
+          [now, reportId],
+        );
+        return false;
+      }
       // The e-mail waits for the platform to accept this update (`accepted`).
       if (links) await queue(t, reportId, { urls: { show: links.resultsUrl(reportId), cancel: links.cancelUrl(reportId) } });
       return true;
@@ -147,12 +186,14 @@ export function invitationLifecycle(deps: {
       return 'recorded';
     });
 
-  const cancel = (reportId: string, by: 'platform' | 'vendor'): Promise<CancelOutcome> =>
+  const cancel = (reportId: string, by: CancelBy): Promise<CancelOutcome> =>
     sql.transaction(async (tx) => {
       const now = isoAt(clock.now());
       const canceled = await tx.run(
-        `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = $2, updated_at = $1 WHERE report_id = $3 AND status = 'sent'`,
-        [now, by, reportId],
+        `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = $2, updated_at = $1,
+                product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
+          WHERE report_id = $3 AND status = 'sent'`,
+        [now, by === 'platform' ? 'platform' : 'vendor', reportId, owed(by)],
       );
       if (canceled.changes === 1) {
         await mail.skipPendingOf(tx, reportId, 'the invitation was canceled');
@@ -207,9 +248,10 @@ export function invitationLifecycle(deps: {
   const unknown = async (tx: Sql, reportId: string, reason: string): Promise<boolean> => {
     const now = isoAt(clock.now());
     const canceled = await tx.run(
-      `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = 'platform', cancel_reason = $2, updated_at = $1
+      `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = 'platform', cancel_reason = $2, updated_at = $1,
+              product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
         WHERE report_id = $3 AND status = 'sent' AND platform_accepted_at IS NULL`,
-      [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId],
+      [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId, owed('platform')],
     );
     // No e-mail to drop: one is queued only once the platform accepted the report.
     return canceled.changes === 1;
@@ -250,7 +292,11 @@ export function invitationLifecycle(deps: {
     record,
     /** The candidate got this far in the vendor's product; for the dashboard only. */
     progress,
-    /** Canceled by the platform (urls.cancel) or by the vendor (dashboard). */
+    /**
+     * Canceled by the platform (urls.cancel, a webhook handler), the vendor's operator (the
+     * dashboard) or the vendor's product (its `canceled` result). The product's cancel hook is
+     * queued with it (`hasCancelHook`), except for the product's own.
+     */
     cancel: after(cancel),
     /**
      * A new link and e-mail for a started invitation (the dashboard's "resend"). False before the

@@ -40,6 +40,14 @@ export interface Invitation extends NewInvitation {
   cancelReason: string | null;
   /** When the platform first accepted an update of the report: it knows the report; the e-mail may go. */
   platformAcceptedAt: string | null;
+  /** What the product heard of the cancel (`Provider.cancelInvitation`, product-canceller.ts); null when it has nothing to hear. */
+  productCancel: ProductCancel | null;
+  productCancelAttempts: number;
+  /** When the call is tried next, while pending. */
+  productCancelNextAt: string | null;
+  productCancelError: string | null;
+  /** When the product's cancel hook returned. */
+  productToldAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -72,9 +80,20 @@ interface Row {
   canceled_by: 'platform' | 'vendor' | null;
   cancel_reason: string | null;
   platform_accepted_at: string | null;
+  product_cancel: ProductCancel | null;
+  product_cancel_attempts: number;
+  product_cancel_next_at: string | null;
+  product_cancel_error: string | null;
+  product_told_at: string | null;
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * What the vendor's product heard of a cancel: to be told (`pending`), `told`, given up (`dead`),
+ * or nothing to tell, as it made the cancel itself (`by_product`).
+ */
+export type ProductCancel = 'pending' | 'told' | 'dead' | 'by_product';
 
 /** What happened to a send_candidate: a new invitation, a replay of the same one, or a clash. */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
@@ -89,6 +108,14 @@ export function invitationStore(sql: Sql, clock: Clock) {
     alias: 'i',
     where: `i.started_at IS NULL AND i.status = 'sent' AND i.next_start_at <= $1`,
     order: 'i.next_start_at',
+  });
+  const dueProductCancels = claimQuery(sql, {
+    table: 'invitations',
+    lease: 'product_cancel_next_at',
+    from: 'invitations i',
+    alias: 'i',
+    where: `i.product_cancel = 'pending' AND i.product_cancel_next_at <= $1`,
+    order: 'i.product_cancel_next_at, i.id',
   });
   return {
     /**
@@ -181,6 +208,46 @@ export function invitationStore(sql: Sql, clock: Clock) {
       );
     },
 
+    /**
+     * Claims the canceled invitations whose product is due to be told (product-canceller.ts) for
+     * `leaseMs`, as `claimDueStarts` claims starts.
+     */
+    async claimDueProductCancels(limit: number, leaseMs: number): Promise<Invitation[]> {
+      const rows = await sql.all<Row>(dueProductCancels, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
+      return rows.map(toInvitation).sort((a, b) => (a.productCancelNextAt ?? '').localeCompare(b.productCancelNextAt ?? '') || a.reportId.localeCompare(b.reportId));
+    },
+
+    /** Claims given back untold (a shutdown): due again at once, for any instance. */
+    async releaseProductCancels(reportIds: readonly string[]): Promise<void> {
+      if (reportIds.length === 0) return;
+      await sql.run(
+        `UPDATE invitations SET product_cancel_next_at = $1 WHERE product_cancel = 'pending' AND report_id IN (${placeholders(reportIds.length, 2)})`,
+        [isoAt(clock.now()), ...reportIds],
+      );
+    },
+
+    /** The product's cancel hook returned. */
+    async markProductTold(reportId: string): Promise<void> {
+      const now = isoAt(clock.now());
+      await sql.run(
+        `UPDATE invitations SET product_cancel = 'told', product_told_at = $1, product_cancel_attempts = product_cancel_attempts + 1,
+                product_cancel_error = NULL, updated_at = $1
+          WHERE report_id = $2 AND product_cancel = 'pending'`,
+        [now, reportId],
+      );
+    },
+
+    /** The product's cancel hook threw: tried again at `retryAt`, or given up (`dead`) when `retryAt` is null. */
+    async markProductCancelFailed(reportId: string, error: string, retryAt: number | null): Promise<void> {
+      const now = isoAt(clock.now());
+      await sql.run(
+        `UPDATE invitations SET product_cancel = $1, product_cancel_attempts = product_cancel_attempts + 1, product_cancel_error = $2,
+                product_cancel_next_at = $3, updated_at = $4
+          WHERE report_id = $5 AND product_cancel = 'pending'`,
+        [retryAt === null ? 'dead' : 'pending', error.slice(0, 500), retryAt === null ? null : isoAt(retryAt), now, reportId],
+      );
+    },
+
     async markStartFailed(reportId: string, error: string, retryAt: number, tx: Sql = sql): Promise<void> {
       await tx.run('UPDATE invitations SET start_attempts = start_attempts + 1, start_error = $1, next_start_at = $2, updated_at = $3 WHERE report_id = $4', [
         error.slice(0, 500),
@@ -221,6 +288,11 @@ function toInvitation(r: Row): Invitation {
     canceledBy: r.canceled_by,
     cancelReason: r.cancel_reason,
     platformAcceptedAt: r.platform_accepted_at,
+    productCancel: r.product_cancel,
+    productCancelAttempts: r.product_cancel_attempts,
+    productCancelNextAt: r.product_cancel_next_at,
+    productCancelError: r.product_cancel_error,
+    productToldAt: r.product_told_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -1,10 +1,11 @@
 import type { Sql } from '../../lib/sql.js';
 
 /**
- * [kit decision] How long a claimed item of background work (an invitation to start, an e-mail, a
- * report's updates) is held by the instance that claimed it: JOB_LEASE_SECONDS, 120 s by default.
- * Longer than any one item takes (a provider's start, an SMTP send, a delivery with its timeouts),
- * or another instance would take it over while it is still being worked on.
+ * [kit decision] How long a claimed item of background work (an invitation to start, a cancel to
+ * tell the product of, an e-mail, a report's updates) is held by the instance that claimed it:
+ * JOB_LEASE_SECONDS, 120 s by default. Longer than any one item takes (a provider's start or
+ * cancel call, an SMTP send, a delivery with its timeouts), or another instance would take it over
+ * while it is still being worked on.
  */
 export const DEFAULT_JOB_LEASE_MS = 120_000;
 

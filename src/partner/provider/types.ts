@@ -41,6 +41,20 @@ export interface Provider {
    */
   startInvitation(invitation: InvitationToStart): Promise<{ candidateUrl: string }>;
 
+  /**
+   * Tells the vendor's product that an invitation it started was canceled: the product closes the
+   * candidate's link (or stops the check). Called after the cancel has committed and been answered,
+   * for every cancel the product did not make itself — the platform's (urls.cancel), an operator's
+   * (the dashboard), a webhook handler's (candidate deleted or disqualified), and the kit's own when
+   * the platform answers 404 to a report it never knew — and never for an invitation the product
+   * did not start (`startInvitation` never returned for it). Retried with backoff when it throws,
+   * given up after as long as a report update (3 days; the dashboard shows it); it must be safe to
+   * call twice for the same `reportId`: a crash between the call and its record calls it again.
+   * Absent when there is nothing to tell (the test is taken on the kit's page, whose link stops
+   * working with the cancel).
+   */
+  cancelInvitation?(invitation: InvitationToCancel): Promise<void>;
+
   /** What the candidate does on the kit's candidate page. Absent when the test is taken in the vendor's product. */
   candidateTask?(invitation: ProviderInvitation): Promise<CandidateTask>;
 
@@ -136,6 +150,17 @@ export interface InvitationToStart {
   testId: string;
   testName: string;
   candidate: { id: number; firstName: string; lastName: string; email: string; phone: string | null };
+}
+
+/** A canceled invitation, as `cancelInvitation` gets it: no personal data (a deleted candidate's is erased by then). */
+export interface InvitationToCancel {
+  reportId: string;
+  accountId: number;
+  testId: string;
+  testName: string;
+  /** Who canceled: the platform (its cancel, a webhook, a report it does not know) or the vendor's operator (the dashboard). */
+  canceledBy: 'platform' | 'vendor';
+  canceledAt: string;
 }
 
 /** The invitation as a provider sees it on the candidate page, the dashboard and the results page. */

@@ -68,7 +68,10 @@ export interface VendorReports {
   fail(reportId: string, result: VendorResult): Promise<ReportOutcome>;
   /** How far the candidate got: shown in the dashboard; the platform's report does not change. */
   progress(reportId: string, stage: ProgressStage): Promise<ReportOutcome>;
-  /** The vendor canceled the test (report status `canceled`); `unchanged` when it already was. */
+  /**
+   * The vendor's product canceled the test (report status `canceled`); `unchanged` when it already
+   * was. The product made this cancel: its cancel hook (`Provider.cancelInvitation`) is not called for it.
+   */
   cancel(reportId: string): Promise<ReportOutcome>;
 }
 
@@ -100,7 +103,7 @@ export function vendorReports(deps: {
     },
     async cancel(reportId) {
       if (!known(reportId)) return 'unknown';
-      const outcome = await lifecycle.cancel(reportId, 'vendor');
+      const outcome = await lifecycle.cancel(reportId, 'product');
       if (outcome === 'canceled') return 'recorded';
       if (outcome === 'already_canceled') return 'unchanged';
       return outcome === 'unknown' ? 'unknown' : 'conflict';
