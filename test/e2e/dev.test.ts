@@ -166,7 +166,7 @@ describe('npm run dev for each kind of partner', () => {
   it.each([
     ['background_check', 'partner-manifest.background-check.json', 'Demo Background Checks', 'Criminal record check'],
     ['reference_check', 'partner-manifest.reference-check.json', 'Demo Reference Checks', 'Two professional references'],
-  ])('%s: registers the kind, lists its checks, and the banner says give consent, then complete the check', async (kind, file, name, check) => {
+  ])('%s: registers the kind, lists its checks, the banner says give consent, then complete the check, and the e-mail and pages carry its name', async (kind, file, name, check) => {
     const sub = path.join(dir, kind);
     mkdirSync(sub);
     const sandbox = await startSandbox({
@@ -191,6 +191,26 @@ describe('npm run dev for each kind of partner', () => {
       expect(text).toMatch(/complete the check/i);
       expect(text).toContain('Record result');
       expect(text).not.toMatch(/take the test/);
+
+      // The candidate's e-mail and pages carry the manifest's name, not the assessment demo's.
+      await sendFirstTest(sandbox.mockUrl, sandbox.codename);
+      const db = openDb(path.join(sub, 'partner.db'));
+      try {
+        const mail = await until(
+          'the invitation e-mail',
+          () => db.prepare("SELECT subject, message FROM mail_outbox WHERE status = 'sent'").get() as { subject: string; message: string } | undefined,
+          (row) => row !== undefined,
+        );
+        const message = JSON.parse(mail.message) as { from: { name: string }; text: string };
+        expect(message.from.name).toBe(name);
+        expect(message.text).toContain(`has asked ${name} for a ${kind.replace('_', ' ')}`);
+        const link = new URL(/https?:\/\/\S+\/take\?token=\S+/.exec(message.text)![0]);
+        const page = await request(sandbox.partnerUrl).get(`${link.pathname}${link.search}`).expect(200);
+        expect(page.text).toContain(`<span class="brand">${name} <span>`);
+        expect(page.text).not.toContain('Demo Assessments');
+      } finally {
+        db.close();
+      }
     } finally {
       await sandbox.close();
     }
