@@ -201,7 +201,7 @@ describe('npm run dev for each kind of partner', () => {
           () => db.prepare("SELECT subject, message FROM mail_outbox WHERE status = 'sent'").get() as { subject: string; message: string } | undefined,
           (row) => row !== undefined,
         );
-        const message = JSON.parse(mail.message) as { from: { name: string }; text: string };
+        const message = JSON.parse(mail!.message) as { from: { name: string }; text: string };
         expect(message.from.name).toBe(name);
         expect(message.text).toContain(`has asked ${name} for a ${kind.replace('_', ' ')}`);
         const link = new URL(/https?:\/\/\S+\/take\?token=\S+/.exec(message.text)![0]);
