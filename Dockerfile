@@ -28,6 +28,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The server reads its pages and e-mails from views/partner/ (views/mock/ is the mock's, not shipped).
 COPY views/partner ./views/partner
+# The partner record: the server reads the vendor's name from it unless PARTNER_NAME is set, and
+# `npm run register` posts it.
+COPY scripts/partner-manifest.json ./scripts/partner-manifest.json
 # SQLite's default DATABASE_PATH is ./data/partner.db: the one folder the app user may write to.
 # Mount a volume here for a SQLite deployment; on PostgreSQL (DATABASE_URL) it stays empty.
 RUN mkdir -p data && chown node:node data

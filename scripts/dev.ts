@@ -97,8 +97,9 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
     ...present,
     DEMO_SEED: 'true',
     DATABASE_PATH: partnerDatabase,
-    // The candidate's pages and e-mail name the vendor as the platform does: the registered name.
-    MAIL_FROM: present.MAIL_FROM ?? `${manifest.name} <no-reply@partner.localhost>`,
+    // The candidate's pages and e-mail name the vendor as the platform does: the registered
+    // manifest's name (PARTNER_NAME, when set, still wins).
+    PARTNER_MANIFEST: dev.data.PARTNER_MANIFEST,
     LOG_FORMAT: logFormat,
   };
 

@@ -16,8 +16,19 @@ export const REPORT_STATUSES = ['sent', 'completed', 'failed', 'canceled'] as co
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const TERMINAL_REPORT_STATUSES: readonly ReportStatus[] = ['completed', 'failed', 'canceled'];
 
-/** [public docs] Longer scores are not shown in the platform's badge. */
+/**
+ * [public docs] Longer scores are not shown in the platform's badge. The contract makes no
+ * exception for checks: their outcome word must fit too ("Clear"; "Adverse" does not).
+ */
 export const REPORT_SCORE_MAX_LENGTH = 5;
+
+/**
+ * [kit decision] What a partner is told when its score is longer: why, and what fits instead,
+ * for an assessment and a check alike.
+ */
+export const REPORT_SCORE_TOO_LONG =
+  `must be at most ${REPORT_SCORE_MAX_LENGTH} characters: the platform's badge shows no more, for checks too ` +
+  '(e.g. "76%", "12/15", "Clear"; for an adverse check, status failed with a score such as "Alert", not "Adverse")';
 
 /** [public docs] The header that carries the partner secret on report updates (a Bearer token is refused). */
 export const PARTNER_SECRET_HEADER = 'rt-partner-secret';

@@ -3,6 +3,7 @@ import {
   CODENAME_PATTERN,
   PARTNER_KINDS,
   REPORT_SCORE_MAX_LENGTH,
+  REPORT_SCORE_TOO_LONG,
   REPORT_STATUSES,
   WEBHOOK_EVENT_TYPES,
 } from './decisions.js';
@@ -160,7 +161,7 @@ export const ReportProperty = z.object({ label: text().min(1).max(100), value: t
 export const ReportUpdate = z
   .object({
     status: z.enum(REPORT_STATUSES),
-    score: text().max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters`).nullable(),
+    score: text().max(REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG).nullable(),
     completed_at: z.iso.datetime({ offset: false }).nullable(),
     subtitle: text().max(500).nullable(),
     properties: z.array(ReportProperty).max(50),

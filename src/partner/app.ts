@@ -20,7 +20,6 @@ import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
-import { displayNameOf } from './pages/present.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { Provider } from './provider/types.js';
 import type { ReportOutbox } from './reports/outbox.js';
@@ -36,6 +35,8 @@ export interface WebDeps {
   admin: Config['admin'];
   platform: { url: string; codename: string };
   mailSettings: Pick<Config['mail'], 'transport' | 'from'>;
+  /** The vendor's name (PARTNER_NAME, else the manifest's): the pages' and the dashboard's header. */
+  partnerName: string;
   /** Why report deliveries cannot run (no partner secret), if they cannot. */
   deliveriesWaiting: () => string | undefined;
 }
@@ -143,8 +144,7 @@ export function createApp(deps: AppDeps): Express {
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
     app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platform: web.platform, callbacksPath: CALLBACKS_PATH }));
-    // The vendor's name in the pages' header: MAIL_FROM's display name ("Demo Assessments").
-    const vendorName = displayNameOf(web.mailSettings.from);
+    const vendorName = web.partnerName;
     app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger, vendorName }));
     app.use(resultsPage({ invitations, links: web.links, provider, logger, vendorName }));
     app.use(
@@ -163,6 +163,7 @@ export function createApp(deps: AppDeps): Express {
         publicUrl: web.publicUrl,
         platform: web.platform,
         mailSettings: web.mailSettings,
+        vendorName,
         deliveriesWaiting: web.deliveriesWaiting,
         wake: deps.onQueued,
       }),

@@ -157,6 +157,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     clock,
     logger,
     kind: config.kind,
+    partnerName: config.partnerName,
     random: deps.random,
     pause: deps.pause,
     concurrency: config.mail.maxConnections,
@@ -201,6 +202,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
       admin: config.admin,
       platform: { url: config.platform.url, codename: config.platform.codename },
       mailSettings: config.mail,
+      partnerName: config.partnerName,
       deliveriesWaiting: () => worker.waiting(),
     },
   });

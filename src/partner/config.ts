@@ -7,6 +7,10 @@ import { WebhookSecretsSetting } from './webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
+import { ManifestError, readManifest } from '../contract/manifest.js';
+import { packageRoot } from '../lib/package-root.js';
+import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { VENDOR_SECRET_MIN_LENGTH } from '../contract/vendor-signature.js';
 
 /**
@@ -142,8 +146,53 @@ const ConfigSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** SMTP connections kept open at once, and e-mails sent at once. */
   SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(50).default(5),
-  MAIL_FROM: oneMailbox.default('Demo Assessments <no-reply@partner.localhost>'),
+  /** The sender of e-mails; without a display name, PARTNER_NAME is its name. */
+  MAIL_FROM: oneMailbox.default('no-reply@partner.localhost'),
+  /** The vendor's name on the candidate's pages, the results page, the dashboard and e-mails; default: the manifest's `name`. */
+  PARTNER_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((v) => !/[\p{Cc}\u2028\u2029]/u.test(v), 'must be one line of text')
+    .optional(),
+  /** The partner record (`npm run register`, `npm run dev`); the server reads its `name` when PARTNER_NAME is unset. */
+  PARTNER_MANIFEST: z.string().min(1).optional(),
 });
+
+/** The kit's manifest, scripts/partner-manifest.json of this project (from src/ under tsx and from dist/ alike). */
+export const DEFAULT_PARTNER_MANIFEST = path.join(packageRoot(import.meta.url), 'scripts', 'partner-manifest.json');
+
+/**
+ * [kit decision] The vendor's name, found in one place: PARTNER_NAME when set, else the `name` of
+ * the manifest the partner registers with (PARTNER_MANIFEST, else scripts/partner-manifest.json),
+ * read once at start-up. A fork that renames its manifest is renamed everywhere. Returns the name,
+ * or the problem to report.
+ */
+function partnerNameOf(env: { PARTNER_NAME?: string; PARTNER_MANIFEST?: string }, publicUrl: string): { name: string } | { problem: string } {
+  if (env.PARTNER_NAME !== undefined) return { name: env.PARTNER_NAME };
+  const file = env.PARTNER_MANIFEST ?? DEFAULT_PARTNER_MANIFEST;
+  if (env.PARTNER_MANIFEST === undefined && !existsSync(file)) {
+    return { problem: `PARTNER_NAME: is required when there is no manifest to read the vendor's name from (${file})` };
+  }
+  try {
+    return { name: readManifest(path.resolve(file), publicUrl).partner.name.trim() };
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    return { problem: `PARTNER_MANIFEST: the vendor's name is read from it unless PARTNER_NAME is set: ${err.problems.join('; ')}` };
+  }
+}
+
+/**
+ * MAIL_FROM as sent: with its own display name, else with the vendor's — quoted when it holds a
+ * character that would otherwise end it or start another address (a comma, `<`, `"`, `@`…).
+ */
+function senderOf(mailFrom: string, name: string): string {
+  const [parsed] = addressparser(mailFrom, { flatten: true });
+  if (parsed?.name?.trim()) return mailFrom;
+  const phrase = /^[\p{L}\p{N} !#$%&'*+\-/=?^_`{|}~]+$/u.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`;
+  return `${phrase} <${parsed!.address}>`;
+}
 
 export type Config = {
   env: 'development' | 'production' | 'test';
@@ -169,6 +218,8 @@ export type Config = {
     secret: string | undefined;
   };
   kind: PartnerKind;
+  /** The vendor's name (PARTNER_NAME, else the manifest's `name`): pages, the dashboard, e-mails. */
+  partnerName: string;
   links: {
     secret: string;
     candidateTtlMs: number;
@@ -236,7 +287,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (present.MAIL_TRANSPORT === 'smtp' && present.SMTP_URL === undefined) {
     problems.push('SMTP_URL: is required when MAIL_TRANSPORT is smtp (e.g. smtps://user:pass@smtp.example.com)');
   }
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const named = parsed.success ? partnerNameOf(parsed.data, publicUrlOf(parsed.data)) : undefined;
+  if (named && 'problem' in named) problems.push(named.problem);
+  if (!parsed.success || problems.length > 0 || !named || 'problem' in named) throw new ConfigError(problems);
   const c = parsed.data;
 
   return {
@@ -256,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoSeed: c.DEMO_SEED,
     platform: { url: c.PLATFORM_URL.replace(/\/+$/, ''), codename: c.PARTNER_CODENAME, secret: c.PARTNER_SECRET },
     kind: c.PARTNER_KIND,
+    partnerName: named.name,
     links: {
       secret: c.CANDIDATE_LINK_SECRET ?? DEV_CANDIDATE_LINK_SECRET,
       developmentKey: (c.CANDIDATE_LINK_SECRET ?? DEV_CANDIDATE_LINK_SECRET) === DEV_CANDIDATE_LINK_SECRET,
@@ -272,7 +326,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: {
       transport: c.MAIL_TRANSPORT,
       smtpUrl: c.SMTP_URL,
-      from: c.MAIL_FROM,
+      from: senderOf(c.MAIL_FROM, named.name),
       maxConnections: c.SMTP_MAX_CONNECTIONS,
     },
   };

@@ -191,7 +191,7 @@ describe('npm run dev for each kind of partner', () => {
   it.each([
     ['background_check', 'partner-manifest.background-check.json', 'Demo Background Checks', 'Criminal record check'],
     ['reference_check', 'partner-manifest.reference-check.json', 'Demo Reference Checks', 'Two professional references'],
-  ])('%s: registers the kind, lists its checks, and the banner says give consent, then complete the check', async (kind, file, name, check) => {
+  ])('%s: registers the kind, lists its checks, the banner says give consent, then complete the check, and the e-mail and pages carry its name', async (kind, file, name, check) => {
     const sub = path.join(dir, kind);
     mkdirSync(sub);
     const sandbox = await startSandbox({
@@ -225,9 +225,10 @@ describe('npm run dev for each kind of partner', () => {
           expect(stored).toHaveLength(1);
           return stored;
         },
-        { what: 'the invitation e-mail', timeoutMs: 15_000, intervalMs: 100 },
+        { what: 'the invitation e-mail', intervalMs: 100 },
       );
       expect(mail!.from).toMatchObject({ name });
+      expect(mail!.text).toContain(`has asked ${name} for a ${kind.replace('_', ' ')}`);
       const consent = await request(linkIn(mail!.text)).get('').expect(200);
       expect(consent.text).toMatch(new RegExp(`class="brand">${name} <span>`));
       expect(consent.text).not.toContain('Demo Assessments');

@@ -76,7 +76,21 @@ describe('configuration of the invitation flow', () => {
       expect(problemsOf({ MAIL_FROM: from })).toEqual([expect.stringMatching(/^MAIL_FROM: must be one address/)]);
     }
     expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <no-reply@acme.test>' }).mail.from).toBe('"Acme, Inc." <no-reply@acme.test>');
-    expect(loadConfig({ MAIL_FROM: 'no-reply@acme.test' }).mail.from).toBe('no-reply@acme.test');
+  });
+
+  it("when MAIL_FROM has no display name, then e-mails come from the vendor's name (PARTNER_NAME, else the manifest's)", () => {
+    expect(loadConfig({ MAIL_FROM: 'no-reply@acme.test' }).mail.from).toBe('Demo Assessments <no-reply@acme.test>');
+    expect(loadConfig({}).mail.from).toBe('Demo Assessments <no-reply@partner.localhost>');
+    expect(loadConfig({ MAIL_FROM: 'no-reply@acme.test', PARTNER_NAME: 'Acme "Tests", Inc.' }).mail.from).toBe('"Acme \\"Tests\\", Inc." <no-reply@acme.test>');
+    expect(loadConfig({ MAIL_FROM: 'Acme Mail <no-reply@acme.test>', PARTNER_NAME: 'Acme' }).mail.from).toBe('Acme Mail <no-reply@acme.test>');
+  });
+
+  it("the vendor's name is PARTNER_NAME, else the name in the manifest the partner registers with, read at start-up", () => {
+    expect(loadConfig({}).partnerName).toBe('Demo Assessments');
+    expect(loadConfig({ PARTNER_MANIFEST: 'scripts/partner-manifest.background-check.json' }).partnerName).toBe('Demo Background Checks');
+    expect(loadConfig({ PARTNER_MANIFEST: 'scripts/partner-manifest.reference-check.json', PARTNER_NAME: '  Acme Checks ' }).partnerName).toBe('Acme Checks');
+    expect(problemsOf({ PARTNER_NAME: 'Acme\nBcc: eve@evil.test' })).toEqual([expect.stringMatching(/^PARTNER_NAME: must be one line/)]);
+    expect(problemsOf({ PARTNER_MANIFEST: 'scripts/no-such-manifest.json' })).toEqual([expect.stringMatching(/^PARTNER_MANIFEST: .*no-such-manifest\.json/)]);
   });
 
   it('when only ADMIN_TOKEN is set, then there is no default password as a second way in', () => {

@@ -32,6 +32,53 @@ describe('invitation e-mail delivery', () => {
     }
   });
 
+  it.each([
+    [
+      'assessment',
+      'scripts/partner-manifest.json',
+      'Demo Assessments',
+      'SQL basics',
+      'Acme invites you to take the SQL basics test',
+      ['Acme invites you to take the SQL basics test as part of your application.', 'Start the test:'],
+    ],
+    [
+      'background_check',
+      'scripts/partner-manifest.background-check.json',
+      'Demo Background Checks',
+      'Criminal record check',
+      'Acme requested a background check: your consent is needed',
+      ['Acme has asked Demo Background Checks for a background check (Criminal record check) as part of your application.', 'Give consent:'],
+    ],
+    [
+      'reference_check',
+      'scripts/partner-manifest.reference-check.json',
+      'Demo Reference Checks',
+      'Two professional references',
+      'Acme requested a reference check: may we contact your referees?',
+      ['Acme has asked Demo Reference Checks for a reference check (Two professional references)', 'Before we contact your referees, we need your consent.', 'Give consent:'],
+    ],
+  ] as const)(
+    "%s: the e-mail's subject and words are its kind's templates, from and signed by the manifest's name",
+    async (kind, manifest, vendor, test, subject, lines) => {
+      const h = await flowHarness({ kind, env: { PARTNER_MANIFEST: manifest } });
+      try {
+        const c = await h.customer('Acme', [test]);
+        const body = sendBody(c.tests[0]!.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
+        await h.send(c.token, body);
+        expect(await h.startAndMail()).toMatchObject({ sent: 1 });
+        expect(await h.row('SELECT subject FROM mail_outbox WHERE report_id = ?', body.report_id)).toEqual({ subject });
+        const [message] = await h.mails();
+        expect(message).toMatchObject({ from: { name: vendor, address: 'no-reply@partner.localhost' }, subject });
+        for (const line of lines) expect(message!.text).toContain(line);
+        expect(message!.text.trimEnd().split('\n').at(-1)).toBe(vendor);
+        expect(message!.html).toContain(`<p style="color: #667085; font-size: 13px">${vendor}</p>`);
+        if (kind !== 'assessment') expect(message!.text).not.toMatch(/test as part|Start the test/);
+      } finally {
+        await h.close();
+      }
+    },
+  );
+
   /**
    * Three invitations started, their e-mails due, and a mail server that answers after `delayMs`
    * (a function: per e-mail, in the order they are sent); each send notes the outbox statuses

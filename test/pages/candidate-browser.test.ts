@@ -5,7 +5,6 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { candidatePages } from '../../src/partner/pages/candidate.js';
-import { displayNameOf } from '../../src/partner/pages/present.js';
 import { resultsPage } from '../../src/partner/pages/results.js';
 import { PARTNER_ASSETS_DIR } from '../../src/partner/pages/views.js';
 import { launchChromium } from '../support/browser.js';
@@ -101,13 +100,13 @@ describe('the candidate in a browser', () => {
       server = undefined;
     });
 
-    /** The candidate and results pages as the partner mounts them, named after MAIL_FROM's display name. */
+    /** The candidate and results pages as the partner mounts them, named after the vendor (PARTNER_NAME, else the manifest's name). */
     async function pagesNamed(): Promise<string> {
       const app = express();
       app.use(helmet());
       app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false }));
       const logger = createLogger('silent');
-      const vendorName = displayNameOf(h.config.mail.from);
+      const vendorName = h.config.partnerName;
       app.use(candidatePages({ invitations: h.invitations, lifecycle: h.lifecycle, links: h.links, provider: h.provider, logger, vendorName }));
       app.use(resultsPage({ invitations: h.invitations, links: h.links, provider: h.provider, logger, vendorName }));
       server = createServer(app);
@@ -117,8 +116,7 @@ describe('the candidate in a browser', () => {
 
     it('shows it in the header of the test, the thank-you, the results and a broken link’s page', async () => {
       const { link, testId } = await invited();
-      expect(displayNameOf(h.config.mail.from)).toBe('Demo Assessments');
-      expect(displayNameOf('no-reply@partner.example')).toBeUndefined();
+      expect(h.config.partnerName).toBe('Demo Assessments');
       const base = await pagesNamed();
       const { page, problems } = await openPage(browser);
       const path = new URL(link);

@@ -33,7 +33,7 @@ describe('the candidate takes a demo test', () => {
     const page = await h.http().get(t.link);
     expect(page.status).toBe(200);
     for (const q of t.questions) expect(page.text).toContain(`name="q${q.id}"`);
-    // The vendor's name in the header, from MAIL_FROM's display name.
+    // The vendor's name in the header: the manifest's name.
     expect(page.text).toMatch(/class="brand">Demo Assessments/);
 
     h.clock.advance(7 * 60_000);
@@ -189,5 +189,21 @@ describe('a check (background or reference)', () => {
     // Consent is not a result: the platform hears nothing until the check is decided.
     expect(await h.row('SELECT count(*) AS n FROM report_updates')).toEqual({ n: 1 });
     expect((await h.http().get(t.link)).text).toContain('Your consent was received');
+  });
+
+  it.each([
+    ['background_check', 'scripts/partner-manifest.background-check.json', 'Demo Background Checks', 'Criminal record check'],
+    ['reference_check', 'scripts/partner-manifest.reference-check.json', 'Demo Reference Checks', 'Two professional references'],
+  ] as const)('%s: its pages carry the manifest\'s name, and the confirmation says when consent was given, not "submitted"', async (kind, manifest, vendor, test) => {
+    const t = await invited({ kind, env: { PARTNER_MANIFEST: manifest } }, test);
+    h = t.h;
+    const page = await h.http().get(t.link);
+    expect(page.text).toContain(`<span class="brand">${vendor} <span>${kind === 'background_check' ? 'background check' : 'reference check'}</span></span>`);
+    expect(page.text).not.toContain('Demo Assessments');
+    await h.http().post('/take').type('form').send({ token: t.token, consent: 'yes' }).expect(303);
+    const done = await h.http().get(t.link);
+    expect(done.text).toContain(`class="brand">${vendor} `);
+    expect(done.text).toMatch(new RegExp(`${test} · consent given <time`));
+    expect(done.text).not.toMatch(/submitted/i);
   });
 });

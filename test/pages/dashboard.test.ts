@@ -284,6 +284,27 @@ describe('the dashboard', () => {
 });
 
 describe('the dashboard for a check', () => {
+  it("a check's dashboard carries the manifest's name and says when consent was given, not \"submitted\"", async () => {
+    const h = await flowHarness({ kind: 'background_check', env: { PARTNER_MANIFEST: 'scripts/partner-manifest.background-check.json' } });
+    try {
+      const c = await h.customer('Acme', ['Criminal record check']);
+      const body = sendBody(c.tests[0]!.id);
+      await h.send(c.token, body);
+      await h.startAndMail();
+      const token = new URL(linkIn((await h.mails())[0]!.text)).searchParams.get('token')!;
+      await h.http().post('/take').type('form').send({ token, consent: 'yes' }).expect(303);
+      const overview = await h.http().get('/admin').set('Authorization', AUTH).expect(200);
+      expect(overview.text).toContain('<title>Dashboard · Demo Background Checks dashboard</title>');
+      expect(overview.text).toContain('<a class="brand" href="/admin">Demo Background Checks <span>dashboard</span></a>');
+      expect(overview.text).toContain(' · consent given');
+      const report = await h.http().get(`/admin/reports/${body.report_id}`).set('Authorization', AUTH).expect(200);
+      expect(report.text).toContain('<dt>Consent given</dt>');
+      for (const text of [overview.text, report.text]) expect(text).not.toMatch(/submitted/i);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('records an operator decision only after consent, and the update carries status and score only', async () => {
     const h = await flowHarness({ kind: 'reference_check' });
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayNameOf, inlineCode, linkify, mailPreviewHtml, prettyJson, shortUrl, urlsIn } from '../../src/partner/pages/present.js';
+import { inlineCode, linkify, mailPreviewHtml, prettyJson, shortUrl, urlsIn } from '../../src/partner/pages/present.js';
 
 describe('what the partner pages show of raw data', () => {
   it('code in backticks becomes <code>, after everything else is escaped', () => {
@@ -32,11 +32,5 @@ describe('what the partner pages show of raw data', () => {
     expect(prettyJson('{"a":1}')).toBe('{\n  "a": 1\n}');
     expect(prettyJson('<html>Bad gateway')).toBe('<html>Bad gateway');
     expect(prettyJson(null)).toBe('');
-  });
-
-  it('the vendor’s name is MAIL_FROM’s display name', () => {
-    expect(displayNameOf('Demo Assessments <no-reply@partner.localhost>')).toBe('Demo Assessments');
-    expect(displayNameOf('"Acme, Inc." <a@acme.example>')).toBe('Acme, Inc.');
-    expect(displayNameOf('no-reply@partner.localhost')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/partner/config.js';
+import { DEFAULT_PARTNER_MANIFEST, loadConfig } from '../../src/partner/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -156,6 +156,13 @@ describe('the Dockerfile', () => {
       expect(existsSync(path.join(ROOT, source)), `${source} exists`).toBe(true);
       expect(ignoredByDocker(source, dockerignore), `${source} is not in .dockerignore`).toBe(false);
     }
+  });
+
+  it("ships the manifest the server reads the vendor's name from, where it looks for it", () => {
+    const copies = runtime.filter((i) => i.name === 'COPY').map((i) => copyParts(i.args));
+    const workdir = runtime.filter((i) => i.name === 'WORKDIR').at(-1)!.args;
+    const manifest = path.relative(ROOT, DEFAULT_PARTNER_MANIFEST);
+    expect(copies.some((c) => c.sources.includes(manifest) && path.resolve(workdir, c.dest) === path.join(workdir, manifest))).toBe(true);
   });
 
   it('keeps secrets, local data and installed modules out of the build context', () => {

@@ -232,6 +232,23 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     expect(await state(reportId)).toEqual(before);
   });
 
+  it.each(['background_check', 'reference_check'] as const)(
+    '%s: "Adverse" is refused with why (the badge shows 5 characters, for checks too) and what fits; a failed check with "Alert" is recorded',
+    async (kind) => {
+      const { reportId } = await invited({ kind });
+      const before = await state(reportId);
+      const res = await post(reportId, { status: 'failed', score: 'Adverse' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toBe(
+        'score must be at most 5 characters: the platform\'s badge shows no more, for checks too ' +
+          '(e.g. "76%", "12/15", "Clear"; for an adverse check, status failed with a score such as "Alert", not "Adverse")',
+      );
+      expect(await state(reportId)).toEqual(before);
+      expect((await post(reportId, { status: 'failed', score: 'Alert' })).status).toBe(200);
+      expect((await state(reportId)).invitation).toMatchObject({ status: 'failed', score: 'Alert' });
+    },
+  );
+
   it('a completed_at in the future: 422; one with an offset is stored in UTC', async () => {
     const { reportId } = await invited();
     const future = new Date(h!.clock.now() + 60 * 60_000).toISOString();

@@ -38,6 +38,8 @@ export function mailSender(deps: {
   clock: Clock;
   logger: Logger;
   kind: PartnerKind;
+  /** The vendor's name (`config.partnerName`), for the templates to sign with. */
+  partnerName: string;
   random?: () => number;
   /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
   pause?: Pause;
@@ -53,27 +55,29 @@ export function mailSender(deps: {
   const { sql } = deps;
   const accountName = async (id: number) => (await sql.get<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [id]))?.name;
 
+  /**
+   * The e-mail's words are templates, one folder per kind of partner:
+   * views/partner/mail/{kind}/{mail kind}-subject.eta, -text.eta and -html.eta (an assessment's
+   * invitation, a background check's consent request, a reference check's request). A fork edits
+   * them to change what its candidates read, subject included.
+   */
   async function render(mail: QueuedMail, invitation: Invitation): Promise<MailMessage> {
-    const wording = KIND_WORDING[kind];
     const data = {
       invitation,
-      wording,
+      wording: KIND_WORDING[kind],
       kind,
+      vendor: deps.partnerName,
       company: (await accountName(invitation.accountId)) ?? 'The recruiter',
       link: invitation.candidateUrl,
     };
-    // The account's and the test's names are not ours to trust with a header: one line, always.
-    const subject = oneLine(
-      kind === 'assessment'
-        ? `${data.company} invites you to take the ${invitation.testName} test`
-        : `${data.company} requested a ${wording.noun}: your consent is needed`,
-    );
+    const template = `./mail/${kind}/${mail.kind}`;
     return {
       // Structured, never "Name <address>" text: a name can hold commas and addresses of its own.
       to: { name: oneLine(`${invitation.firstName} ${invitation.lastName}`), address: invitation.email },
-      subject,
-      text: textViews.render(`./mail/${mail.kind}-text`, data),
-      html: views.render(`./mail/${mail.kind}-html`, data),
+      // The account's and the test's names are not ours to trust with a header: one line, always.
+      subject: oneLine(textViews.render(`${template}-subject`, data)),
+      text: textViews.render(`${template}-text`, data),
+      html: views.render(`${template}-html`, data),
     };
   }
 

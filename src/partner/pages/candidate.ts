@@ -15,7 +15,7 @@ export interface CandidatePagesDeps {
   links: Pick<InvitationLinks, 'verify'>;
   provider: Provider;
   logger: Logger;
-  /** The vendor's name, in the page header: the display name of MAIL_FROM (`displayNameOf`), what the e-mail came from. */
+  /** The vendor's name, in the page header: `config.partnerName`, the name the e-mail came from. */
   vendorName?: string;
 }
 
@@ -73,7 +73,7 @@ export function candidatePages(deps: CandidatePagesDeps): Router {
 
   /** A test the provider cannot show here: taken in the vendor's own product, or no longer offered. */
   const unavailable = (res: Response, text = `This ${wording.noun} is not taken on this page. Please use the link in your invitation e-mail.`) =>
-    renderMessage(res, 410, { title: 'No longer available', text });
+    renderMessage(res, 410, { title: 'No longer available', text }, { vendor });
 
   const showTask = async (
     res: Response,

@@ -35,6 +35,8 @@ export interface DashboardDeps {
   publicUrl: string;
   platform: { url: string; codename: string };
   mailSettings: Pick<Config['mail'], 'transport'>;
+  /** The vendor's name, in the header and the window's title. */
+  vendorName?: string;
   /** Why report deliveries cannot run (no partner secret), if they cannot. */
   deliveriesWaiting: () => string | undefined;
   /** Wakes the workers after an action queued something. */
@@ -95,6 +97,7 @@ export function dashboard(deps: DashboardDeps): Router {
       template,
       {
         admin: true,
+        vendor: deps.vendorName,
         notice,
         kind,
         wording: KIND_WORDING[kind],

@@ -1,4 +1,3 @@
-import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { escapeHtml } from '../../lib/html.js';
 
 /**
@@ -80,8 +79,3 @@ export function prettyJson(text: string | null | undefined): string {
   return parsed === undefined ? text : JSON.stringify(parsed, null, 2);
 }
 
-/** The display name of an address ("Demo Assessments <no-reply@…>" → "Demo Assessments"); undefined for a bare address. */
-export function displayNameOf(mailbox: string): string | undefined {
-  const name = addressparser(mailbox, { flatten: true })[0]?.name?.trim();
-  return name ? name : undefined;
-}

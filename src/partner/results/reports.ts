@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoAt, type Clock } from '../../lib/clock.js';
-import { REPORT_SCORE_MAX_LENGTH } from '../../contract/decisions.js';
+import { REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG } from '../../contract/decisions.js';
 import { ReportId, ReportProperty, text } from '../../contract/schemas.js';
 import type { InvitationLifecycle, ProgressStage, ReportOutcome } from '../invitations/lifecycle.js';
 import type { ResultDetail } from '../provider/types.js';
@@ -15,9 +15,10 @@ const COMPLETED_AT_SKEW_MS = 5 * 60_000;
 
 /**
  * A finished test or check as the vendor's product reports it. `score` is the platform badge's
- * text: at most 5 characters (contract §3.2 — "76%", "Clear", "B+"); what does not fit goes in
- * `subtitle` or `properties`. For the check kinds, `subtitle` and `properties` are dropped: their
- * reports may not carry them.
+ * text, required, at most 5 characters for every kind (contract §3.2 — "76%", "B+", "Clear"); an
+ * assessment puts what does not fit in `subtitle` or `properties`. A check's outcome is its status
+ * (`complete` or `fail`) with a word that fits ("Clear", "Alert"): its reports may not carry
+ * `subtitle` or `properties`, so the kit drops them.
  */
 export interface VendorResult {
   score: string;
@@ -34,7 +35,7 @@ export const ResultFields = z.object({
   score: text()
     .trim()
     .min(1, 'must not be empty')
-    .max(REPORT_SCORE_MAX_LENGTH, `must be at most ${REPORT_SCORE_MAX_LENGTH} characters (the platform's badge); put more in subtitle or properties`),
+    .max(REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG),
   subtitle: text().max(500).optional(),
   properties: z.array(ReportProperty).max(50).optional(),
   completed_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-01T09:30:00Z' }).optional(),
