@@ -122,6 +122,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       PARTNER_CODENAME: codename,
       PARTNER_SECRET: registered.secret,
       PARTNER_KIND: registered.kind,
+      // The name on the candidate's pages and e-mails: the registered manifest's, as in production.
+      PARTNER_MANIFEST: manifestFile,
       VENDOR_RESULTS_SECRET: resultsSecret,
       ...options.env,
     };
