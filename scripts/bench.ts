@@ -50,6 +50,63 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const PACED_RATE = 1000;
 
+/**
+ * Which customer each request comes from. `uniform`: drawn evenly at random over all of them, so at
+ * 100,000 accounts nearly every request misses the read caches and the database path underneath
+ * is measured. `zipf`: drawn with the locality a real platform has, the k-th busiest customer
+ * (in a fixed random order) calling with a probability proportional to 1/k (Zipf, s = 1): at
+ * 100,000 accounts the busiest 10,000 make 80 % of the calls. `turn`: each in turn from the
+ * first, as the bench did before (what a cache sees then depends on how far the last run got).
+ */
+const PATTERNS = ['uniform', 'zipf', 'turn'] as const;
+type Pattern = (typeof PATTERNS)[number];
+/** Both ways when the customers outnumber the read caches (10,000 entries); at fewer, every one is cached either way. */
+const patterns = (process.env.BENCH_PATTERNS?.split(',') ?? (ACCOUNTS > 10_000 ? ['uniform', 'zipf'] : ['uniform'])) as Pattern[];
+for (const p of patterns) if (!PATTERNS.includes(p)) throw new Error(`BENCH_PATTERNS: ${p} is not one of ${PATTERNS.join(', ')}`);
+
+/**
+ * Zipf's cumulative weights of ranks 1…n, and which customer holds each rank: drawn once per run,
+ * so the busiest customers stay the same from one load to the next, as a platform's do.
+ */
+const zipfOf = (() => {
+  const made = new Map<number, { cumulative: Float64Array; order: Uint32Array }>();
+  return (n: number) => {
+    let z = made.get(n);
+    if (!z) {
+      const cumulative = new Float64Array(n);
+      for (let k = 0, sum = 0; k < n; k++) cumulative[k] = sum += 1 / (k + 1);
+      const order = Uint32Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      made.set(n, (z = { cumulative, order }));
+    }
+    return z;
+  };
+})();
+
+/** `next()`: the index of the next request's customer among `n`, by `pattern`. */
+function customerPicker(pattern: Pattern, n: number): () => number {
+  if (pattern === 'turn') {
+    let i = 0;
+    return () => i++ % n;
+  }
+  if (pattern === 'uniform') return () => Math.floor(Math.random() * n);
+  const { cumulative, order } = zipfOf(n);
+  return () => {
+    const x = Math.random() * cumulative[n - 1]!;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return order[lo]!;
+  };
+}
+
 interface Customer {
   token: string;
   company_id: number;
@@ -151,19 +208,22 @@ async function main() {
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
-      results[callback.name] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }]));
-      for (const t of targets) await run(t, callback, { connections: CONNECTIONS, duration: 1 }); // warm-up
-      for (let round = 0; round < ROUNDS; round++) {
-        // Alternate the order so neither server always runs on a warmer machine.
-        const order = round % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) {
-          results[callback.name]![t.name]!.load.push(await run(t, callback, { connections: CONNECTIONS, duration: SECONDS }));
-          if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
-          results[callback.name]![t.name]!.paced.push(await paced(t, callback, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
+      for (const pattern of patterns) {
+        const label = `${callback.name}, customers ${pattern}`;
+        const r: Record<string, { load: Sample[]; paced: Sample[] }> = (results[label] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }])));
+        for (const t of targets) await run(t, callback, pattern, { connections: CONNECTIONS, duration: 1 }); // warm-up
+        for (let round = 0; round < ROUNDS; round++) {
+          // Alternate the order so neither server always runs on a warmer machine.
+          const order = round % 2 === 0 ? targets : [...targets].reverse();
+          for (const t of order) {
+            r[t.name]!.load.push(await run(t, callback, pattern, { connections: CONNECTIONS, duration: SECONDS }));
+            if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
+            r[t.name]!.paced.push(await paced(t, callback, pattern, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
+          }
         }
+        printCallback(label, r);
+        if (callback.name === 'send_candidate' && pattern === patterns[0]) printMailAlone(partnerDb, r.baseline!.load);
       }
-      printCallback(callback.name, results[callback.name]!);
-      if (callback.name === 'send_candidate') printMailAlone(partnerDb, results[callback.name]!.baseline!.load);
     }
     // Measured alone, on the same database: one partner process per SQLite database.
     await stopAll(children);
@@ -394,8 +454,8 @@ const CALLBACKS: Callback[] = [
 ];
 
 /** Closed-loop load: each of `connections` sends its next request as soon as the last is answered. */
-async function run(target: Target, callback: Callback, opts: { connections: number; duration: number }): Promise<Sample> {
-  let i = 0;
+async function run(target: Target, callback: Callback, pattern: Pattern, opts: { connections: number; duration: number }): Promise<Sample> {
+  const next = customerPicker(pattern, target.customers.length);
   const cpuBefore = cpuTimeUs(target.pids());
   // Several instances: the connections split between them, as a load balancer splits them.
   const results = await Promise.all(
@@ -406,9 +466,9 @@ async function run(target: Target, callback: Callback, opts: { connections: numb
         duration: opts.duration,
         requests: [
           {
-            // A different customer (token) on every request, fresh report ids for send_candidate.
+            // A customer (token) drawn by the pattern on every request, fresh report ids for send_candidate.
             setupRequest: (req) => {
-              const customer = target.customers[i++ % target.customers.length]!;
+              const customer = target.customers[next()]!;
               return { ...req, ...callback.request(customer, target.prefix) };
             },
           },
@@ -437,7 +497,8 @@ async function run(target: Target, callback: Callback, opts: { connections: numb
  * `overallRate` is not this: each connection sends its quota for the second back to back at the top
  * of every second, which measures how fast a burst drains rather than latency under a steady load.
  */
-async function paced(target: Target, callback: Callback, opts: { rate: number; duration: number; connections: number }): Promise<Sample> {
+async function paced(target: Target, callback: Callback, pattern: Pattern, opts: { rate: number; duration: number; connections: number }): Promise<Sample> {
+  const next = customerPicker(pattern, target.customers.length);
   const pools = target.urls.map((url) => new Pool(url, { connections: Math.ceil(opts.connections / target.urls.length), pipelining: 1 }));
   const total = opts.rate * opts.duration;
   const interval = 1000 / opts.rate;
@@ -455,7 +516,7 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
       const now = performance.now();
       for (; sent < total && start + sent * interval <= now; sent++) {
         const due = start + sent * interval;
-        const { method, path, body, headers } = callback.request(target.customers[sent % target.customers.length]!, target.prefix);
+        const { method, path, body, headers } = callback.request(target.customers[next()]!, target.prefix);
         pending.push(
           pools[sent % pools.length]!.request({ method, path, body, headers }).then(
             async (res) => {
