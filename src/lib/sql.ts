@@ -49,16 +49,20 @@ export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
  * inside it.
  */
 export function sqliteSql(db: Db): Sql {
-  /** Each text prepared once: `$n` becomes `?`, with the order the parameters bind in ($2 may come twice). */
-  const statements = new Map<string, { prepared: ReturnType<typeof db.prepare<unknown[]>>; order: number[] }>();
+  /**
+   * Each text prepared once: `$n` becomes `?`, with the order the parameters bind in ($2 may come
+   * twice). Where they bind as given ($1, $2… each once, nearly every query), the parameters are
+   * bound as they are, with nothing allocated per query.
+   */
+  const statements = new Map<string, { prepared: ReturnType<typeof db.prepare<unknown[]>>; order: number[]; asGiven: boolean }>();
   const statement = (text: string, params: readonly unknown[]) => {
     let s = statements.get(text);
     if (!s) {
       const order: number[] = [];
       const prepared = db.prepare<unknown[]>(text.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?')));
-      statements.set(text, (s = { prepared, order }));
+      statements.set(text, (s = { prepared, order, asGiven: order.every((n, i) => n === i) }));
     }
-    return { run: s.prepared, args: s.order.map((i) => params[i]) };
+    return { run: s.prepared, args: s.asGiven && params.length === s.order.length ? params : s.order.map((i) => params[i]) };
   };
   /** The open transaction, while there is one: everything else waits for it to end. */
   let open: Promise<unknown> | undefined;
