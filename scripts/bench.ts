@@ -34,7 +34,11 @@ import { Pool } from 'undici';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { openDb, openPartnerDatabase } from '../src/partner/db/open.js';
-import { DEMO_MIGRATIONS } from '../src/partner/provider/demo/index.js';
+import { loadConfig } from '../src/partner/config.js';
+import { startPartner as startPartnerInProcess } from '../src/partner/start.js';
+import { countingStatements } from '../src/lib/sql.js';
+import { demoProvider, DEMO_MIGRATIONS } from '../src/partner/provider/demo/index.js';
+import { createServer as createHttpServer } from 'node:http';
 // The throwaway PostgreSQL server the tests start, started the same way for the PostgreSQL runs.
 import { startPostgres, type RunningPostgres } from '../test/support/postgres.js';
 
@@ -225,6 +229,10 @@ async function main() {
         if (callback.name === 'send_candidate' && pattern === patterns[0]) printMailAlone(partnerDb, r.baseline!.load);
       }
     }
+    if (process.env.BENCH_STATEMENTS !== '0') {
+      await countStatements('SQLite', { DATABASE_PATH: path.join(dir, 'count.db') });
+      if (postgres) await countStatements('PostgreSQL', { DATABASE_PATH: path.join(dir, 'count-pg.db'), DATABASE_URL: await postgres.createDatabase('bench_count') });
+    }
     // Measured alone, on the same database: one partner process per SQLite database.
     await stopAll(children);
     postgres?.stop();
@@ -235,6 +243,58 @@ async function main() {
     await stopAll(children);
     postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What each callback sends to the database, counted in the query layer (`countingStatements`,
+ * src/lib/sql.ts): the partner started in this process on a database of its own (20 accounts),
+ * its background loops woken by the work itself (they never poll on their own here), the report
+ * updates accepted by a stand-in for the platform that answers 200. Each callback 20 times, one
+ * after the other, each waited for until nothing more is sent; a send counts its background work
+ * (the start, the report update, the e-mail). On PostgreSQL each statement is a round trip.
+ */
+async function countStatements(label: string, database: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<void> {
+  const customers = await seedPartner(database, 20);
+  const platform = createHttpServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')));
+  await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
+  const counter = { statements: 0 };
+  const partner = await startPartnerInProcess({
+    config: loadConfig({
+      PORT: '0',
+      DATABASE_PATH: database.DATABASE_PATH,
+      ...(database.DATABASE_URL && { DATABASE_URL: database.DATABASE_URL }),
+      PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
+      LOG_LEVEL: 'silent',
+    }),
+    provider: demoProvider(),
+    overrides: { sql: (sql) => countingStatements(sql, counter), pollIntervalMs: 3_600_000 },
+  });
+  const { port } = partner.server.address() as AddressInfo;
+  /** Until nothing has been sent for 300 ms: the background work a request set off is done. */
+  const quiet = async () => {
+    for (let last = -1; last !== counter.statements; ) {
+      last = counter.statements;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
+  try {
+    await quiet();
+    const counts: string[] = [];
+    for (const callback of CALLBACKS) {
+      const before = counter.statements;
+      for (const customer of customers) {
+        const { method, path: at, body, headers } = callback.request(customer, '/callbacks');
+        const res = await fetch(`http://127.0.0.1:${port}${at}`, { method, body, headers });
+        if (res.status !== callback.expected) throw new Error(`${callback.name} answered ${res.status}: ${await res.text()}`);
+        await quiet();
+      }
+      counts.push(`${callback.name} ${((counter.statements - before) / customers.length).toFixed(1)}`);
+    }
+    console.log(`statements sent to the database per request, ${label}${label === 'PostgreSQL' ? ' (each a round trip)' : ''}; send_candidate with its background work:\n  ${counts.join('   ')}\n`);
+  } finally {
+    await partner.close();
+    platform.close();
   }
 }
 
@@ -268,14 +328,14 @@ function freePort(): Promise<number> {
 }
 
 /** The partner's database with the baseline's shape of data: accounts bound to companies 1…N. */
-async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<Customer[]> {
+async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }, count = ACCOUNTS): Promise<Customer[]> {
   const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
   const { sql } = database;
   const accounts = accountStore(sql, systemClock);
   const customers: Customer[] = [];
   const now = new Date().toISOString();
   await sql.transaction(async (tx) => {
-    for (let a = 1; a <= ACCOUNTS; a++) {
+    for (let a = 1; a <= count; a++) {
       const { account, token } = await accounts.create(`Account ${a}`, tx);
       await tx.run('UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3', [a, now, account.id]);
       const tests = [];

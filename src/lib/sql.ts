@@ -323,3 +323,21 @@ export function placeholders(n: number, first = 1): string {
 export async function inTurn(tx: Sql, name: string): Promise<void> {
   if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
 }
+
+/**
+ * `sql`, counting in `counter.statements` what it sends to the database: each query, and each
+ * transaction's BEGIN and COMMIT (or a savepoint's SAVEPOINT and RELEASE). On PostgreSQL each is a
+ * round trip. For the bench, which turns it on to count a callback's round trips
+ * (`MainOverrides.sql`); nothing else goes through it.
+ */
+export function countingStatements(sql: Sql, counter: { statements: number }): Sql {
+  return {
+    dialect: sql.dialect,
+    ...(sql.sqlite && { sqlite: sql.sqlite }),
+    all: (text, params) => (counter.statements++, sql.all(text, params)),
+    get: (text, params) => (counter.statements++, sql.get(text, params)),
+    run: (text, params) => (counter.statements++, sql.run(text, params)),
+    exec: (text) => (counter.statements++, sql.exec(text)),
+    transaction: (fn) => ((counter.statements += 2), sql.transaction((tx) => fn(countingStatements(tx, counter)))),
+  };
+}
