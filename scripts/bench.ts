@@ -34,7 +34,11 @@ import { Pool } from 'undici';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { openDb, openPartnerDatabase } from '../src/partner/db/open.js';
-import { DEMO_MIGRATIONS } from '../src/partner/provider/demo/index.js';
+import { loadConfig } from '../src/partner/config.js';
+import { startPartner as startPartnerInProcess } from '../src/partner/start.js';
+import { countingStatements } from '../src/lib/sql.js';
+import { demoProvider, DEMO_MIGRATIONS } from '../src/partner/provider/demo/index.js';
+import { createServer as createHttpServer } from 'node:http';
 // The throwaway PostgreSQL server the tests start, started the same way for the PostgreSQL runs.
 import { startPostgres, type RunningPostgres } from '../test/support/postgres.js';
 
@@ -49,6 +53,63 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const PACED_RATE = 1000;
+
+/**
+ * Which customer each request comes from. `uniform`: drawn evenly at random over all of them, so at
+ * 100,000 accounts nearly every request misses the read caches and the database path underneath
+ * is measured. `zipf`: drawn with the locality a real platform has, the k-th busiest customer
+ * (in a fixed random order) calling with a probability proportional to 1/k (Zipf, s = 1): at
+ * 100,000 accounts the busiest 10,000 make 80 % of the calls. `turn`: each in turn from the
+ * first, as the bench did before (what a cache sees then depends on how far the last run got).
+ */
+const PATTERNS = ['uniform', 'zipf', 'turn'] as const;
+type Pattern = (typeof PATTERNS)[number];
+/** Both ways when the customers outnumber the read caches (10,000 entries); at fewer, every one is cached either way. */
+const patterns = (process.env.BENCH_PATTERNS?.split(',') ?? (ACCOUNTS > 10_000 ? ['uniform', 'zipf'] : ['uniform'])) as Pattern[];
+for (const p of patterns) if (!PATTERNS.includes(p)) throw new Error(`BENCH_PATTERNS: ${p} is not one of ${PATTERNS.join(', ')}`);
+
+/**
+ * Zipf's cumulative weights of ranks 1…n, and which customer holds each rank: drawn once per run,
+ * so the busiest customers stay the same from one load to the next, as a platform's do.
+ */
+const zipfOf = (() => {
+  const made = new Map<number, { cumulative: Float64Array; order: Uint32Array }>();
+  return (n: number) => {
+    let z = made.get(n);
+    if (!z) {
+      const cumulative = new Float64Array(n);
+      for (let k = 0, sum = 0; k < n; k++) cumulative[k] = sum += 1 / (k + 1);
+      const order = Uint32Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      made.set(n, (z = { cumulative, order }));
+    }
+    return z;
+  };
+})();
+
+/** `next()`: the index of the next request's customer among `n`, by `pattern`. */
+function customerPicker(pattern: Pattern, n: number): () => number {
+  if (pattern === 'turn') {
+    let i = 0;
+    return () => i++ % n;
+  }
+  if (pattern === 'uniform') return () => Math.floor(Math.random() * n);
+  const { cumulative, order } = zipfOf(n);
+  return () => {
+    const x = Math.random() * cumulative[n - 1]!;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return order[lo]!;
+  };
+}
 
 interface Customer {
   token: string;
@@ -151,19 +212,26 @@ async function main() {
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
-      results[callback.name] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }]));
-      for (const t of targets) await run(t, callback, { connections: CONNECTIONS, duration: 1 }); // warm-up
-      for (let round = 0; round < ROUNDS; round++) {
-        // Alternate the order so neither server always runs on a warmer machine.
-        const order = round % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) {
-          results[callback.name]![t.name]!.load.push(await run(t, callback, { connections: CONNECTIONS, duration: SECONDS }));
-          if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
-          results[callback.name]![t.name]!.paced.push(await paced(t, callback, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
+      for (const pattern of patterns) {
+        const label = `${callback.name}, customers ${pattern}`;
+        const r: Record<string, { load: Sample[]; paced: Sample[] }> = (results[label] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }])));
+        for (const t of targets) await run(t, callback, pattern, { connections: CONNECTIONS, duration: 1 }); // warm-up
+        for (let round = 0; round < ROUNDS; round++) {
+          // Alternate the order so neither server always runs on a warmer machine.
+          const order = round % 2 === 0 ? targets : [...targets].reverse();
+          for (const t of order) {
+            r[t.name]!.load.push(await run(t, callback, pattern, { connections: CONNECTIONS, duration: SECONDS }));
+            if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
+            r[t.name]!.paced.push(await paced(t, callback, pattern, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
+          }
         }
+        printCallback(label, r);
+        if (callback.name === 'send_candidate' && pattern === patterns[0]) printMailAlone(partnerDb, r.baseline!.load);
       }
-      printCallback(callback.name, results[callback.name]!);
-      if (callback.name === 'send_candidate') printMailAlone(partnerDb, results[callback.name]!.baseline!.load);
+    }
+    if (process.env.BENCH_STATEMENTS !== '0') {
+      await countStatements('SQLite', { DATABASE_PATH: path.join(dir, 'count.db') });
+      if (postgres) await countStatements('PostgreSQL', { DATABASE_PATH: path.join(dir, 'count-pg.db'), DATABASE_URL: await postgres.createDatabase('bench_count') });
     }
     // Measured alone, on the same database: one partner process per SQLite database.
     await stopAll(children);
@@ -175,6 +243,58 @@ async function main() {
     await stopAll(children);
     postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What each callback sends to the database, counted in the query layer (`countingStatements`,
+ * src/lib/sql.ts): the partner started in this process on a database of its own (20 accounts),
+ * its background loops woken by the work itself (they never poll on their own here), the report
+ * updates accepted by a stand-in for the platform that answers 200. Each callback 20 times, one
+ * after the other, each waited for until nothing more is sent; a send counts its background work
+ * (the start, the report update, the e-mail). On PostgreSQL each statement is a round trip.
+ */
+async function countStatements(label: string, database: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<void> {
+  const customers = await seedPartner(database, 20);
+  const platform = createHttpServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')));
+  await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
+  const counter = { statements: 0 };
+  const partner = await startPartnerInProcess({
+    config: loadConfig({
+      PORT: '0',
+      DATABASE_PATH: database.DATABASE_PATH,
+      ...(database.DATABASE_URL && { DATABASE_URL: database.DATABASE_URL }),
+      PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
+      LOG_LEVEL: 'silent',
+    }),
+    provider: demoProvider(),
+    overrides: { sql: (sql) => countingStatements(sql, counter), pollIntervalMs: 3_600_000 },
+  });
+  const { port } = partner.server.address() as AddressInfo;
+  /** Until nothing has been sent for 300 ms: the background work a request set off is done. */
+  const quiet = async () => {
+    for (let last = -1; last !== counter.statements; ) {
+      last = counter.statements;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
+  try {
+    await quiet();
+    const counts: string[] = [];
+    for (const callback of CALLBACKS) {
+      const before = counter.statements;
+      for (const customer of customers) {
+        const { method, path: at, body, headers } = callback.request(customer, '/callbacks');
+        const res = await fetch(`http://127.0.0.1:${port}${at}`, { method, body, headers });
+        if (res.status !== callback.expected) throw new Error(`${callback.name} answered ${res.status}: ${await res.text()}`);
+        await quiet();
+      }
+      counts.push(`${callback.name} ${((counter.statements - before) / customers.length).toFixed(1)}`);
+    }
+    console.log(`statements sent to the database per request, ${label}${label === 'PostgreSQL' ? ' (each a round trip)' : ''}; send_candidate with its background work:\n  ${counts.join('   ')}\n`);
+  } finally {
+    await partner.close();
+    platform.close();
   }
 }
 
@@ -208,14 +328,14 @@ function freePort(): Promise<number> {
 }
 
 /** The partner's database with the baseline's shape of data: accounts bound to companies 1…N. */
-async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<Customer[]> {
+async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }, count = ACCOUNTS): Promise<Customer[]> {
   const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
   const { sql } = database;
   const accounts = accountStore(sql, systemClock);
   const customers: Customer[] = [];
   const now = new Date().toISOString();
   await sql.transaction(async (tx) => {
-    for (let a = 1; a <= ACCOUNTS; a++) {
+    for (let a = 1; a <= count; a++) {
       const { account, token } = await accounts.create(`Account ${a}`, tx);
       await tx.run('UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3', [a, now, account.id]);
       const tests = [];
@@ -394,8 +514,8 @@ const CALLBACKS: Callback[] = [
 ];
 
 /** Closed-loop load: each of `connections` sends its next request as soon as the last is answered. */
-async function run(target: Target, callback: Callback, opts: { connections: number; duration: number }): Promise<Sample> {
-  let i = 0;
+async function run(target: Target, callback: Callback, pattern: Pattern, opts: { connections: number; duration: number }): Promise<Sample> {
+  const next = customerPicker(pattern, target.customers.length);
   const cpuBefore = cpuTimeUs(target.pids());
   // Several instances: the connections split between them, as a load balancer splits them.
   const results = await Promise.all(
@@ -406,9 +526,9 @@ async function run(target: Target, callback: Callback, opts: { connections: numb
         duration: opts.duration,
         requests: [
           {
-            // A different customer (token) on every request, fresh report ids for send_candidate.
+            // A customer (token) drawn by the pattern on every request, fresh report ids for send_candidate.
             setupRequest: (req) => {
-              const customer = target.customers[i++ % target.customers.length]!;
+              const customer = target.customers[next()]!;
               return { ...req, ...callback.request(customer, target.prefix) };
             },
           },
@@ -437,7 +557,8 @@ async function run(target: Target, callback: Callback, opts: { connections: numb
  * `overallRate` is not this: each connection sends its quota for the second back to back at the top
  * of every second, which measures how fast a burst drains rather than latency under a steady load.
  */
-async function paced(target: Target, callback: Callback, opts: { rate: number; duration: number; connections: number }): Promise<Sample> {
+async function paced(target: Target, callback: Callback, pattern: Pattern, opts: { rate: number; duration: number; connections: number }): Promise<Sample> {
+  const next = customerPicker(pattern, target.customers.length);
   const pools = target.urls.map((url) => new Pool(url, { connections: Math.ceil(opts.connections / target.urls.length), pipelining: 1 }));
   const total = opts.rate * opts.duration;
   const interval = 1000 / opts.rate;
@@ -455,7 +576,7 @@ async function paced(target: Target, callback: Callback, opts: { rate: number; d
       const now = performance.now();
       for (; sent < total && start + sent * interval <= now; sent++) {
         const due = start + sent * interval;
-        const { method, path, body, headers } = callback.request(target.customers[sent % target.customers.length]!, target.prefix);
+        const { method, path, body, headers } = callback.request(target.customers[next()]!, target.prefix);
         pending.push(
           pools[sent % pools.length]!.request({ method, path, body, headers }).then(
             async (res) => {

@@ -49,16 +49,20 @@ export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
  * inside it.
  */
 export function sqliteSql(db: Db): Sql {
-  /** Each text prepared once: `$n` becomes `?`, with the order the parameters bind in ($2 may come twice). */
-  const statements = new Map<string, { prepared: ReturnType<typeof db.prepare<unknown[]>>; order: number[] }>();
+  /**
+   * Each text prepared once: `$n` becomes `?`, with the order the parameters bind in ($2 may come
+   * twice). Where they bind as given ($1, $2… each once, nearly every query), the parameters are
+   * bound as they are, with nothing allocated per query.
+   */
+  const statements = new Map<string, { prepared: ReturnType<typeof db.prepare<unknown[]>>; order: number[]; asGiven: boolean }>();
   const statement = (text: string, params: readonly unknown[]) => {
     let s = statements.get(text);
     if (!s) {
       const order: number[] = [];
       const prepared = db.prepare<unknown[]>(text.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?')));
-      statements.set(text, (s = { prepared, order }));
+      statements.set(text, (s = { prepared, order, asGiven: order.every((n, i) => n === i) }));
     }
-    return { run: s.prepared, args: s.order.map((i) => params[i]) };
+    return { run: s.prepared, args: s.asGiven && params.length === s.order.length ? params : s.order.map((i) => params[i]) };
   };
   /** The open transaction, while there is one: everything else waits for it to end. */
   let open: Promise<unknown> | undefined;
@@ -318,4 +322,22 @@ export function placeholders(n: number, first = 1): string {
  */
 export async function inTurn(tx: Sql, name: string): Promise<void> {
   if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
+}
+
+/**
+ * `sql`, counting in `counter.statements` what it sends to the database: each query, and each
+ * transaction's BEGIN and COMMIT (or a savepoint's SAVEPOINT and RELEASE). On PostgreSQL each is a
+ * round trip. For the bench, which turns it on to count a callback's round trips
+ * (`MainOverrides.sql`); nothing else goes through it.
+ */
+export function countingStatements(sql: Sql, counter: { statements: number }): Sql {
+  return {
+    dialect: sql.dialect,
+    ...(sql.sqlite && { sqlite: sql.sqlite }),
+    all: (text, params) => (counter.statements++, sql.all(text, params)),
+    get: (text, params) => (counter.statements++, sql.get(text, params)),
+    run: (text, params) => (counter.statements++, sql.run(text, params)),
+    exec: (text) => (counter.statements++, sql.exec(text)),
+    transaction: (fn) => ((counter.statements += 2), sql.transaction((tx) => fn(countingStatements(tx, counter)))),
+  };
 }

@@ -7,7 +7,7 @@ import type { PartnerRoutes } from './app.js';
 import { assemble } from './assemble.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, configWarnings, loadConfig, type Config } from './config.js';
-import { openPartnerDatabase } from './db/open.js';
+import { openPartnerDatabase, type Sql } from './db/open.js';
 import { createLogger, logDestination } from '../lib/http/logger.js';
 import { requestsFirst } from '../lib/perf/requests-first.js';
 import { backgroundLoop } from './jobs/loop.js';
@@ -28,6 +28,8 @@ export interface MainOverrides {
   mailer?: Mailer;
   /** How often the background loops look for due work (default 1 s). */
   pollIntervalMs?: number;
+  /** The query layer every part is given, in place of the database's own (the bench counts its statements). */
+  sql?: (sql: Sql) => Sql;
 }
 
 export interface StartOptions {
@@ -75,7 +77,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
   const database = await openPartnerDatabase(config, {
     onConnectionError: (err) => logger.warn({ err: err.message }, 'a database connection broke; the next query opens another'),
   });
-  const { sql } = database;
+  const sql = overrides.sql ? overrides.sql(database.sql) : database.sql;
   logger.info({ database: database.where, dialect: sql.dialect }, 'database ready');
 
   // Listen first: with PORT=0 and no PUBLIC_URL, links must name the port actually chosen.

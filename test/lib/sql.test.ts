@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { openSqlite } from '../../src/lib/db.js';
-import { DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
+import { countingStatements, DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
 import { mkdtempSync, mkdirSync } from 'node:fs';
@@ -58,6 +58,27 @@ describe.each(Object.keys(engines))('Sql on %s', (engine) => {
     expect(await sql.get('SELECT count(*) AS n FROM things')).toEqual({ n: 3 });
     expect(await sql.run('UPDATE things SET size = size + 1 WHERE size = $1', [2])).toEqual({ changes: 2 });
     expect(await sql.get('SELECT name FROM things WHERE name = $1', ['zzz'])).toBeUndefined();
+  });
+
+  it('binds parameters in the order their placeholders name them, and one placeholder twice', async () => {
+    const sql = await open();
+    await sql.run('INSERT INTO things (size, name) VALUES ($2, $1)', ['x', 5]);
+    expect(await sql.get('SELECT name, size FROM things WHERE name = $1 AND size = $2', ['x', 5])).toEqual({ name: 'x', size: 5 });
+    expect(await sql.all('SELECT name FROM things WHERE name = $1 OR name = $1', ['x'])).toEqual([{ name: 'x' }]);
+  });
+
+  it('counted, tells what it sent: each query, and a transaction its BEGIN and COMMIT, with the same results', async () => {
+    const counter = { statements: 0 };
+    const sql = countingStatements(await open(), counter);
+    await sql.run('INSERT INTO things (name, size) VALUES ($1, $2)', ['a', 1]);
+    expect(counter.statements).toBe(1);
+    await sql.transaction(async (tx) => {
+      await tx.run('INSERT INTO things (name, size) VALUES ($1, $2)', ['b', 2]);
+      await tx.get('SELECT count(*) AS n FROM things');
+    });
+    expect(counter.statements).toBe(5);
+    expect(await sql.all('SELECT name FROM things ORDER BY name')).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(counter.statements).toBe(6);
   });
 
   it('commits a transaction when its function resolves, and keeps nothing of one that throws', async () => {

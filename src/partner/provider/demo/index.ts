@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import type { Account } from '../../accounts/store.js';
 import { isoAt } from '../../../lib/clock.js';
 import type { PartnerKind } from '../../../contract/decisions.js';
-import { readCache } from '../../../lib/perf/read-cache.js';
 import type { Sql } from '../../../lib/sql.js';
 import type {
   CandidateTask,
@@ -56,12 +55,6 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
   const { sql, kind, clock } = kit;
   const { passMark } = settings;
   const questions = demoQuestions(sql);
-  // The platform lists tests before every send and catalogs change rarely; any write to the tests
-  // table empties the cache (lib/perf/read-cache.ts).
-  const catalog = readCache<number, readonly ProviderTest[]>(sql, { max: 10_000 });
-  const loadTests = async (accountId: number) =>
-    Object.freeze(await sql.all<ProviderTest>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [accountId]));
-  const testsOfAccount = async (account: Account) => (await catalog.get(account.id, loadTests))!;
 
   /** The test's questions; undefined when the test was removed from the account's catalog. */
   const questionsOf = async (invitation: ProviderInvitation): Promise<StoredQuestion[] | undefined> => {
@@ -78,13 +71,14 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
   return {
     kind,
 
-    async listTests(account: Account) {
-      return testsOfAccount(account);
+    listTests(account: Account) {
+      return sql.all<ProviderTest>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [account.id]);
     },
 
     async findTest(account: Account, testId: string) {
-      // Ids are listed as numbers and come back as strings: compare as strings.
-      return (await testsOfAccount(account)).find((test) => String(test.id) === testId);
+      // Ids are listed as numbers and come back as strings, written as listed ("01" names no test).
+      if (!/^[1-9]\d{0,14}$/.test(testId)) return undefined;
+      return sql.get<ProviderTest>('SELECT id, name FROM tests WHERE id = $1 AND account_id = $2', [Number(testId), account.id]);
     },
 
     async startInvitation(invitation: InvitationToStart) {
