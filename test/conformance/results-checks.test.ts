@@ -34,7 +34,8 @@ const tokens = async (p: KitPartner) => [(await p.customer('Acme', ['JavaScript'
 const invitations = async (p: KitPartner) => Number((await p.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM invitations'))!.n);
 
 beforeAll(async () => {
-  kit = await startKitPartner({ VENDOR_RESULTS_SECRET: SECRET });
+  // No platform behind it (nothing listens on port 1): the checker's reports stay as they were sent.
+  kit = await startKitPartner({ VENDOR_RESULTS_SECRET: SECRET, PLATFORM_URL: 'http://127.0.0.1:1' });
 });
 afterAll(() => kit?.close());
 
@@ -73,7 +74,7 @@ describe("against the kit's partner", () => {
     const result = await cli([`${kit.url}/callbacks`, '--token', a!, '--token', b!], { env: { CONFORMANCE_RESULTS_SECRET: SECRET } });
     expect(result.stderr).toBe('');
     expect(result.code, result.stdout).toBe(0);
-    const results = result.lines.filter((l) => / results /.test(l) && /^[✔✘]/.test(l));
+    const results = result.lines.filter((l) => /^[✔✘] results /.test(l));
     expect(results).toHaveLength(RESULTS_CHECKS.length);
     expect(results.every((l) => l.startsWith('✔'))).toBe(true);
     expect(result.lines).toContainEqual(expect.stringMatching(/^✔ results a result signed for one report, replayed to another, answers 401 and changes neither \(401 .*the other report still takes a progress stage \(200\)\)$/));
