@@ -77,7 +77,7 @@ export interface Harness {
   cancel(reportId: string): Promise<void>;
   /** The report as the platform shows it. */
   report(reportId: string): Promise<Report>;
-  /** The report once `until` holds for it, as the platform shows it; rejects after `timeoutMs` (default 15 s). */
+  /** The report once `until` holds for it, as the platform shows it; rejects after `timeoutMs` (default 2 minutes: an outer limit a busy machine does not reach, as the kit's own tests use). */
   waitForReport(reportId: string, until: (report: Report) => boolean, timeoutMs?: number): Promise<Report>;
   /**
    * Your product posts `body` to `POST /vendor/reports/{reportId}/result`, signed with the partner's
@@ -166,7 +166,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         if (res.status !== 200) throw new Error(`No report ${reportId} on the platform (${res.status})`);
         return (res.body as { report: Report }).report;
       },
-      async waitForReport(reportId, until, timeoutMs = 15_000) {
+      async waitForReport(reportId, until, timeoutMs = 120_000) {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
           const report = await harness.report(reportId);
