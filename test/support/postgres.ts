@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -34,13 +35,38 @@ function postgresUser(): { uid: number; gid: number } {
 }
 
 /**
+ * `bin` itself where the `postgres` user can run it; else a copy of its installation (bin, lib,
+ * share: npm's keeps them side by side) in the temporary folder, made once per run. npm's binaries
+ * sit in the checkout's node_modules, which a root-owned home folder (/root, mode 700) hides from
+ * every other user.
+ */
+function readableByPostgres(bin: string): string {
+  const server = path.join(bin, 'postgres');
+  if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', server]).status === 0) return bin;
+  const installation = path.dirname(bin);
+  const copy = path.join(tmpdir(), `kit-postgres-bin-${createHash('sha256').update(installation).digest('hex').slice(0, 12)}`);
+  if (!existsSync(path.join(copy, path.basename(bin), 'postgres'))) {
+    const partial = `${copy}.${process.pid}`;
+    execFileSync('cp', ['-a', installation, partial]);
+    execFileSync('chmod', ['-R', 'go+rX', partial]);
+    // Another test process may have finished its copy meanwhile: either one will do.
+    try {
+      renameSync(partial, copy);
+    } catch {
+      rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  return path.join(copy, path.basename(bin));
+}
+
+/**
  * A throwaway PostgreSQL server for the tests: a new cluster in a temporary folder, on a free
  * loopback port, stopped and deleted by `stop`; the system's or npm's (test/support/binaries.ts).
  * PostgreSQL refuses to run as root; as root (CI, containers) it runs as the `postgres` user.
  */
 export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
-  const { bin } = postgresBinaries();
   const asRoot = userInfo().uid === 0;
+  const bin = asRoot ? readableByPostgres(postgresBinaries().bin) : postgresBinaries().bin;
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
   if (asRoot) {
     const { uid, gid } = postgresUser();
