@@ -156,10 +156,13 @@ export async function bundledChromium(): Promise<{ executablePath: string; env: 
     const unpacking = mkdtempSync(`${dir}.unpacking-`);
     try {
       const packed = path.join(pkgDir, 'bin');
-      await Promise.all([
+      // All settled before the folder may be removed: one failing must not pull it from under the others.
+      const unpacked = await Promise.allSettled([
         pipeline(createReadStream(path.join(packed, 'chromium.br')), createBrotliDecompress(), createWriteStream(path.join(unpacking, 'chromium'), { mode: 0o755 })),
         ...['al2023.tar.br', 'fonts.tar.br', 'swiftshader.tar.br'].map((archive) => untar(path.join(packed, archive), unpacking)),
       ]);
+      const failed = unpacked.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       writeFileSync(
         path.join(unpacking, 'fonts.conf'),
         `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${path.join(dir, 'fonts')}</dir><cachedir>${path.join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`,
@@ -180,7 +183,15 @@ export async function bundledChromium(): Promise<{ executablePath: string; env: 
 
 /** Unpacks a Brotli-compressed tar archive into `dir`, with the system's tar. */
 async function untar(archive: string, dir: string): Promise<void> {
-  const tar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'ignore', 'inherit'] });
-  const [[code]] = await Promise.all([once(tar, 'exit') as Promise<[number | null]>, pipeline(createReadStream(archive), createBrotliDecompress(), tar.stdin)]);
-  if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit code ${code})`);
+  // Decompressed to a file first: tar reading a pipe may exit at the archive's end marker before
+  // the padding after it is written, and the pipe then breaks (ERR_STREAM_PREMATURE_CLOSE).
+  const tarball = `${dir}.${path.basename(archive, '.br')}`;
+  try {
+    await pipeline(createReadStream(archive), createBrotliDecompress(), createWriteStream(tarball));
+    const tar = spawn('tar', ['-x', '-f', tarball, '-C', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const [code] = (await once(tar, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit code ${code})`);
+  } finally {
+    rmSync(tarball, { force: true });
+  }
 }
