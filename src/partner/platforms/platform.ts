@@ -1,0 +1,86 @@
+import type { Router } from 'express';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/http/logger.js';
+import type { Sql } from '../../lib/sql.js';
+import type { PartnerCore } from '../app.js';
+import type { Config } from '../config.js';
+import type { InvitationLinks } from '../invitations/links.js';
+import type { CreateOutcome, NewInvitation } from '../invitations/store.js';
+import type { InvitationUpdate } from '../invitations/update.js';
+import type { Provider } from '../provider/types.js';
+
+/**
+ * A recruiting platform the partner speaks: one folder under `platforms/`, holding its routes (the
+ * calls it makes to the partner), how it is told of an invitation's updates, and its wire format.
+ * The core — accounts, invitations, outboxes, e-mail, pages, the provider seam — knows none of
+ * that: it stores each invitation with the name of the platform that sent it, and asks that
+ * platform how to tell it of a change (docs/platforms.md).
+ */
+export interface Platform {
+  /** Stored with each invitation it sends (`invitations.platform`): a folder name, e.g. `greenhouse`. */
+  readonly name: string;
+  /** How the dashboard names it. */
+  readonly label: string;
+  /**
+   * Whether the invitation e-mail waits until the platform accepts the report's first update
+   * ("the platform first", docs/report-delivery.md); when false it is queued at the start.
+   */
+  readonly emailAfterAcceptance: boolean;
+  /** Mounts the platform's routes on the app. */
+  mount(router: Router, context: PlatformContext): void;
+  /**
+   * The HTTP request telling the platform of an invitation's update (its pending updates merged
+   * into one), or undefined when this platform has nothing to hear of it: the update is then
+   * settled without a request.
+   */
+  deliveryRequest(target: DeliveryTarget, update: InvitationUpdate): DeliveryRequest | Promise<DeliveryRequest | undefined> | undefined;
+  /** Why its deliveries cannot go out now (the partner is not registered yet), if they cannot. */
+  deliveriesWaiting?(): string | undefined;
+  /**
+   * What an answer to a delivery says about the report: `known` lets a waiting e-mail go
+   * (`emailAfterAcceptance`), `unknown` cancels an invitation the platform never accepted an update of.
+   */
+  reportKnown?(status: number): 'known' | 'unknown' | undefined;
+  /** Background work of its own (a webhook processor), run in a loop beside the kit's. */
+  workers?(context: PlatformContext): PlatformWorker[];
+}
+
+/** What a platform's routes and workers are given: the core's parts, never another platform's. */
+export interface PlatformContext {
+  config: Config;
+  sql: Sql;
+  clock: Clock;
+  logger: Logger;
+  provider: Provider;
+  core: PartnerCore;
+  links: InvitationLinks;
+  publicUrl: string;
+  /** Stores a new invitation; sends arriving in one event-loop turn share one commit. */
+  createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
+  /** Told of each new invitation, so its start need not wait for the next poll. */
+  onInvitationCreated?: (reportId: string) => void;
+  /** Wakes the platform's workers (`PlatformWorker.kick`) when something is queued for them. */
+  kick: (worker: string) => void;
+}
+
+export interface PlatformWorker {
+  /** Its name in the log: `webhook processor`. */
+  name: string;
+  runOnce(stopping: AbortSignal): Promise<unknown>;
+}
+
+/** The invitation a delivery is about, and what the platform's routes stored with it. */
+export interface DeliveryTarget {
+  reportId: string;
+  accountId: number;
+  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
+  data: Readonly<Record<string, unknown>>;
+}
+
+export interface DeliveryRequest {
+  url: string;
+  method: 'PATCH' | 'POST' | 'PUT';
+  headers: Record<string, string>;
+  /** The request body, when it has one (its content-type is in `headers`). */
+  body?: string;
+}
