@@ -38,6 +38,7 @@ const SQLITE_ONLY = [
   'test/webhooks/signature.test.ts',
   'test/platforms/greenhouse/allowlist.test.ts',
   'test/platforms/greenhouse/credential.test.ts',
+  'test/platforms/greenhouse/delivery.test.ts',
   'test/platforms/greenhouse/send-test.test.ts',
   'test/platforms/greenhouse/status.test.ts',
 ];
