@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/lib/errors.js';
 import { parseOr422 } from '../../../src/lib/http/validate.js';
+import { greetingName } from '../../../src/partner/platforms/greenhouse/routes.js';
 import { SendTestBody } from '../../../src/partner/platforms/greenhouse/wire.js';
 
 /** send_test's body, field by field as the table of docs/greenhouse.md §2 says. */
@@ -69,5 +70,27 @@ describe('send_test', () => {
     ['no url', { ...harry, url: undefined }, 'url', 'is required'],
   ])('refuses %s, naming the field', (_what, body, field, message) => {
     expect(errorsOf(body)?.[field]).toEqual([message]);
+  });
+});
+
+describe('the greeting', () => {
+  it.each([
+    ['Hal', 'Hal'],
+    ['The Chosen One', 'The Chosen One'],
+    ["D'Arcy", "D'Arcy"],
+    ['Jean-Luc', 'Jean-Luc'],
+    ['Zoë', 'Zoë'],
+    ['李小龙', '李小龙'],
+    ['  Hal  ', 'Hal'],
+    [null, 'Harry'],
+    ['', 'Harry'],
+    ['Click https://evil.example', 'Harry'],
+    ['hal@example.com', 'Harry'],
+    ['Hal9000', 'Harry'],
+    ['<b>Hal</b>', 'Harry'],
+    ['Hal  Jordan', 'Harry'],
+    ['x'.repeat(51), 'Harry'],
+  ])('for the preferred name %j is %j', (preferred, greeting) => {
+    expect(greetingName({ first_name: 'Harry', preferred_name: preferred })).toBe(greeting);
   });
 });

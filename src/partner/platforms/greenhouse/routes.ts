@@ -146,3 +146,16 @@ export function basicKey(header: string | undefined): string | undefined {
 
 /** A query parameter given once; a repeated one (`?a=1&a=2`) or a nested one reads as absent. */
 const oneValue = (value: Request['query'][string]): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * [kit decision] The name the invitation e-mail greets the candidate by: Greenhouse's
+ * `preferred_name` when it reads as a simple name — letters (any script) and the marks, spaces,
+ * apostrophes, hyphens and dots of names, at most 50 characters — else `first_name`. Anyone who
+ * can edit a candidate in Greenhouse writes that field, and the e-mail goes out under the vendor's
+ * name: a preferred name with a link, an address or digits in it is not repeated there.
+ */
+export function greetingName(candidate: { first_name: string; preferred_name: string | null }): string {
+  const preferred = candidate.preferred_name?.trim() ?? '';
+  return preferred.length <= 50 && SIMPLE_NAME.test(preferred) ? preferred : candidate.first_name;
+}
+const SIMPLE_NAME = /^\p{L}[\p{L}\p{M}'’.-]*(?: [\p{L}\p{M}'’.-]+)*$/u;
