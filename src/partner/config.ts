@@ -3,7 +3,7 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { isBareAddress } from './mail/transport.js';
-import { WebhookSecretsSetting } from './webhooks/secrets.js';
+import { WebhookSecretsSetting } from './platforms/hiring-platform/webhooks/secrets.js';
 import { GreenhousePatchHostsSetting, type HostPattern } from './platforms/greenhouse/allowlist.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, isLoopbackHost, publicUrlOf } from './defaults.js';

@@ -46,7 +46,7 @@ export interface GreenhouseRouteDeps {
 export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps): void {
   const { context, sealer, rules } = deps;
   const { core, provider } = context;
-  const json = jsonBody(context.config.bodyLimitBytes);
+  const json = jsonBody(context.bodyLimitBytes);
 
   const authenticate: RequestHandler = async (req, res, next) => {
     const key = basicKey(req.headers.authorization);
