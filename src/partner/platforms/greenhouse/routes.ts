@@ -87,7 +87,7 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
       resume_url: candidate.resume_url,
       sent_by: body.sent_by,
     };
-    const invitation = {
+    const invitation: NewInvitation = {
       reportId,
       accountId: account.id,
       // Greenhouse names neither a company nor a candidate by number.
@@ -103,7 +103,7 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
       platform: GREENHOUSE,
       platformData: { ...platformData },
     };
-    const outcome = await context.createInvitation(invitation as NewInvitation);
+    const outcome = await context.createInvitation(invitation);
     // A fresh UUID cannot have been used: anything else is a bug, answered 500 by the error handler.
     if (outcome !== 'created') throw new Error(`send_test: a new report id was ${outcome}`);
     context.onInvitationCreated?.(reportId);
@@ -115,7 +115,7 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
     const reportId = ReportId.safeParse(id);
     const invitation = reportId.success ? await core.invitations.find(accountOf(res).id, reportId.data) : undefined;
     // Another platform's invitation is no Greenhouse interview: it answers as an unknown one.
-    if (!invitation || (invitation as { platform?: string }).platform !== GREENHOUSE) throw notFound('Unknown partner_interview_id');
+    if (!invitation || invitation.platform !== GREENHOUSE) throw notFound('Unknown partner_interview_id');
     const progress = (await core.invitations.progressOf(invitation.reportId)).map((p) => p.stage);
     sendJson(res, 200, testStatus(invitation, progress, () => context.links.resultsUrl(invitation.reportId)));
   });
