@@ -5,7 +5,7 @@ import type { Sql } from '../../lib/sql.js';
 import type { PartnerCore } from '../app.js';
 import type { Config } from '../config.js';
 import type { InvitationLinks } from '../invitations/links.js';
-import type { CreateOutcome, NewInvitation } from '../invitations/store.js';
+import type { CreateOutcome, Invitation, NewInvitation } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { Provider } from '../provider/types.js';
 
@@ -46,6 +46,11 @@ export interface Platform {
    * (`emailAfterAcceptance`), `unknown` cancels an invitation the platform never accepted an update of.
    */
   reportKnown?(status: number): 'known' | 'unknown' | undefined;
+  /**
+   * The name the invitation e-mail greets the candidate by (`it.greeting` in the templates), from
+   * what its routes stored; the candidate's first name when absent or undefined.
+   */
+  greetingName?(invitation: Pick<Invitation, 'firstName' | 'platformData'>): string | undefined;
   /** Background work of its own (a webhook processor), run in a loop beside the kit's. */
   workers?(context: PlatformContext): PlatformWorker[];
 }

@@ -2,7 +2,7 @@ import type { PlatformFactory } from '../platform.js';
 import type { PatchTargetRules } from './allowlist.js';
 import { credentialSealer } from './credential.js';
 import { greenhouseDeliveryRequest } from './delivery.js';
-import { GREENHOUSE, GREENHOUSE_PATH, mountGreenhouseRoutes } from './routes.js';
+import { GREENHOUSE, GREENHOUSE_PATH, greetingName, mountGreenhouseRoutes } from './routes.js';
 
 /**
  * Greenhouse, through its Assessment Partner API (docs/greenhouse.md): the four routes it calls, and
@@ -24,6 +24,8 @@ export function greenhousePlatform(): PlatformFactory {
       },
       mount: (router, context) => mountGreenhouseRoutes(router, { context, sealer, rules }),
       deliveryRequest: (target, update) => greenhouseDeliveryRequest(target, update, { sealer, rules }),
+      greetingName: ({ firstName, platformData }) =>
+        greetingName({ first_name: firstName, preferred_name: typeof platformData.preferred_name === 'string' ? platformData.preferred_name : null }),
     };
   };
 }
