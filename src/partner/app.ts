@@ -1,6 +1,7 @@
 import express, { Router, type Express } from 'express';
 import type { DestinationStream } from 'pino';
 import type { AccountStore } from './accounts/store.js';
+import type { PlatformNoticeStore } from './platforms/notices.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
@@ -46,6 +47,8 @@ export interface PartnerCore {
   lifecycle: InvitationLifecycle;
   /** Results pushed by the vendor's product, in process and through `POST /vendor/reports/{id}/result`. */
   results: VendorReports;
+  /** What platforms report about the partner's answers (Greenhouse's response_error), for the dashboard. */
+  notices: PlatformNoticeStore;
 }
 
 /** Routes of a fork's own (a product's callback, say), mounted after the kit's. */
@@ -165,6 +168,7 @@ export function createApp(deps: AppDeps): Express {
         admin: web.admin,
         publicUrl: web.publicUrl,
         platforms: deps.platforms,
+        notices: deps.core.notices,
         mailSettings: web.mailSettings,
         vendorName,
         deliveriesWaiting: web.deliveriesWaiting,

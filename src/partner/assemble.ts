@@ -21,6 +21,7 @@ import { reportOutbox } from './reports/outbox.js';
 import { vendorReports } from './results/reports.js';
 import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './reports/worker.js';
 import { kitPlatforms, type Platform, type PlatformFactory } from './platforms/index.js';
+import { platformNoticeStore } from './platforms/notices.js';
 
 export interface AssembleDeps {
   /** The partner's database (`openPartnerDatabase`): SQLite, or PostgreSQL with DATABASE_URL. */
@@ -84,7 +85,15 @@ export function partnerCore(
     hasCancelHook: options.hasCancelHook,
     emailAfterAcceptance: options.emailAfterAcceptance,
   });
-  return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
+  return {
+    accounts,
+    invitations,
+    reports,
+    mail,
+    lifecycle,
+    results: vendorReports({ lifecycle, clock }),
+    notices: platformNoticeStore(sql, clock),
+  };
 }
 
 /**

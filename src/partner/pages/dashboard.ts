@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import type { PlatformNoticeStore } from '../platforms/notices.js';
 import type { Platform } from '../platforms/platform.js';
 import { z } from 'zod';
 import type { AccountStore, AccountSummary } from '../accounts/store.js';
@@ -34,6 +35,8 @@ export interface DashboardDeps {
   clock: Clock;
   admin: Config['admin'];
   publicUrl: string;
+  /** What platforms reported about the partner's answers: "Reports from platforms". */
+  notices: Pick<PlatformNoticeStore, 'recent'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
   platforms: readonly Pick<Platform, 'name' | 'label' | 'home'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
@@ -138,6 +141,7 @@ export function dashboard(deps: DashboardDeps): Router {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
     const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
+    const notices = await deps.notices.recent(NOTICES_SHOWN);
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platforms: deps.platforms,
@@ -152,6 +156,9 @@ export function dashboard(deps: DashboardDeps): Router {
       counts: await reports.counts(),
       mails: await mail.recent(20),
       nextDueAt: await reports.nextDueAt(),
+      notices,
+      noticeAccounts: await accounts.namesOf([...new Set(notices.flatMap((n) => (n.accountId === null ? [] : [n.accountId])))]),
+      platformLabels: new Map(deps.platforms.map((p) => [p.name, p.label])),
     });
   });
 
@@ -277,6 +284,9 @@ function mailContent(
     return undefined;
   }
 }
+
+/** Reports from platforms the overview lists: the newest. */
+const NOTICES_SHOWN = 20;
 
 /** Accounts the overview lists: the newest; `npm run accounts -- list` lists them all. */
 const ACCOUNTS_SHOWN = 100;

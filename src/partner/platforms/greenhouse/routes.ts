@@ -128,8 +128,24 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
   });
 }
 
-/** Stores what Greenhouse reported, for the dashboard. */
-async function storeNotice(_context: PlatformContext, _account: Account, _body: ResponseErrorBody): Promise<void> {}
+/**
+ * Stores what Greenhouse reported, for the dashboard's "Reports from platforms": linked to the
+ * invitation when it names one of this account's interviews.
+ */
+async function storeNotice(context: PlatformContext, account: Account, body: ResponseErrorBody): Promise<void> {
+  const { api_call, errors, ...named } = body;
+  const reportId = ReportId.safeParse(named.partner_interview_id);
+  const invitation = reportId.success ? await context.core.invitations.find(account.id, reportId.data) : undefined;
+  const detail: Record<string, string | string[]> = { errors };
+  for (const [key, value] of Object.entries(named)) if (value !== null) detail[key] = value;
+  await context.core.notices.add({
+    platform: GREENHOUSE,
+    accountId: account.id,
+    reportId: invitation?.platform === GREENHOUSE ? invitation.reportId : null,
+    summary: `Greenhouse found this partner's ${api_call} answer malformed`,
+    detail,
+  });
+}
 
 /**
  * The key of `Authorization: Basic base64("<key>:")`, the scheme in any case; undefined for another

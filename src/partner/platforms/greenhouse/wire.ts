@@ -58,7 +58,7 @@ export type TestStatusAnswer = z.infer<typeof TestStatusAnswer>;
 /** `POST response_error`: Greenhouse found one of the partner's answers malformed. */
 export const ResponseErrorBody = z.object({
   api_call: text().trim().min(1, 'is required').max(100),
-  errors: z.array(text().max(2000)).max(100),
+  errors: z.array(text().max(1000)).max(50),
   partner_test_id: optional(z.union([text().max(200), z.number()]).transform(String)),
   partner_test_name: optional(text().max(500)),
   partner_interview_id: optional(text().max(100)),
