@@ -100,4 +100,10 @@ export interface DeliveryRequest {
   headers: Record<string, string>;
   /** The request body, when it has one (its content-type is in `headers`). */
   body?: string;
+  /**
+   * What the invitation's `platform_data` becomes once this request is delivered, written in the
+   * transaction that records the delivery: a credential only this request needed is dropped
+   * (Greenhouse's key). Unchanged when absent.
+   */
+  platformDataAfter?: Readonly<Record<string, unknown>>;
 }

@@ -230,7 +230,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       if (changed) deps.onRecorded?.();
     };
     if (outcome === 'delivered') {
-      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, answered({ accepted: true })));
+      const after = typeof request === 'string' ? undefined : request.platformDataAfter;
+      const accepted = answered({ accepted: true });
+      const also = async (tx: Sql) => {
+        if (after) await outbox.replacePlatformData(tx, head.reportId, after);
+        return accepted?.(tx);
+      };
+      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also));
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
       return true;

@@ -15,9 +15,9 @@ const target = (data: Record<string, unknown> = {}) => ({ reportId: REPORT, acco
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 
 describe('the PATCH', () => {
-  it.each(['completed', 'failed'] as const)('is sent for a %s result: to the url, with the key as the Basic user name, without a body', (status) => {
-    const request = greenhouseDeliveryRequest(target(), { status, score: '80%' }, { sealer, rules });
-    expect(request).toEqual({ url: URL_, method: 'PATCH', headers: { authorization: basic(`${KEY}:`) } });
+  it.each(['completed', 'failed'] as const)('is sent for a %s result: to the url, with the key as the Basic user name, without a body; the key is then forgotten', (status) => {
+    const request = greenhouseDeliveryRequest(target({ sent_by: 'x' }), { status, score: '80%' }, { sealer, rules });
+    expect(request).toEqual({ url: URL_, method: 'PATCH', headers: { authorization: basic(`${KEY}:`) }, platformDataAfter: { url: URL_, sent_by: 'x' } });
   });
 
   it.each([{ started: true as const, urls: { show: 'https://partner.example/results?token=x' } }, { status: 'canceled' as const }, { status: 'sent' as const }])(

@@ -31,7 +31,14 @@ export function greenhouseDeliveryRequest(
     if (err instanceof CredentialError) throw new UndeliverableError(err.message);
     throw err;
   }
-  return { url, method: 'PATCH', headers: { authorization: `Basic ${Buffer.from(`${plain}:`, 'utf8').toString('base64')}` } };
+  // Once Greenhouse has it, nothing else will be sent: the key is forgotten with the delivery.
+  const { key: _forgotten, ...rest } = target.data;
+  return {
+    url,
+    method: 'PATCH',
+    headers: { authorization: `Basic ${Buffer.from(`${plain}:`, 'utf8').toString('base64')}` },
+    platformDataAfter: rest,
+  };
 }
 
 /** A delivery that can never be made as stored: the update becomes a dead letter with this message. */
