@@ -90,7 +90,7 @@ export interface DeliveryRun {
   retried: number;
   dead: number;
   superseded: number;
-  /** Why nothing was sent, when nothing could be. */
+  /** Why a platform's updates were not sent, when some could not be (the others' went out). */
   waiting?: string;
 }
 
@@ -290,7 +290,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
           if (await deliver(head, run)) inHand.settled(head.id);
         });
       }
-      return run;
+      return idle.length > 0 ? { ...run, waiting: waitingReasons() } : run;
     },
 
     /** When the next pending update falls due; undefined when none is pending. */
