@@ -54,6 +54,12 @@ export function refusedPatchTarget(url: string, rules: PatchTargetRules): string
   return undefined;
 }
 
+/** Where the PATCH may go, in a line: for the home page. */
+export function describePatchTargets(rules: PatchTargetRules): string {
+  const hosts = rules.patchHosts.map((p) => (p.kind === 'exact' ? p.name : `*.${p.of}`));
+  return [`${GREENHOUSE_DOMAIN}, *.${GREENHOUSE_DOMAIN}`, ...hosts, ...(rules.loopback ? ['loopback'] : [])].join(', ');
+}
+
 const isGreenhouseHost = (host: string) => host === GREENHOUSE_DOMAIN || host.endsWith(`.${GREENHOUSE_DOMAIN}`);
 
 function matches(pattern: HostPattern, host: string): boolean {

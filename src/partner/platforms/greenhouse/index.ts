@@ -1,5 +1,5 @@
 import type { PlatformFactory } from '../platform.js';
-import type { PatchTargetRules } from './allowlist.js';
+import { describePatchTargets, type PatchTargetRules } from './allowlist.js';
 import { credentialSealer } from './credential.js';
 import { greenhouseDeliveryRequest } from './delivery.js';
 import { GREENHOUSE, GREENHOUSE_PATH, greetingName, mountGreenhouseRoutes } from './routes.js';
@@ -21,6 +21,7 @@ export function greenhousePlatform(): PlatformFactory {
         endpoints: Object.fromEntries(
           ['list_tests', 'send_test', 'test_status', 'response_error'].map((call) => [call, `${publicUrl}${GREENHOUSE_PATH}/${call}`]),
         ),
+        settings: { patch_hosts: describePatchTargets(rules) },
       },
       mount: (router, context) => mountGreenhouseRoutes(router, { context, sealer, rules }),
       deliveryRequest: (target, update) => greenhouseDeliveryRequest(target, update, { sealer, rules }),
