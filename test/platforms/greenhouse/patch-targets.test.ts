@@ -88,7 +88,8 @@ describe('a PATCH that no longer passes when the result comes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'kit-greenhouse-'));
     opened.push({ close: () => rmSync(dir, { recursive: true, force: true }) });
     const database = await freshDatabase(dir);
-    const first = await partnerWith({}, database);
+    // Loopback, with the link secret the public start keeps: only what `env` changes stands in the way.
+    const first = await partnerWith({ CANDIDATE_LINK_SECRET: LINK_SECRET }, database);
     const { token, tests } = await first.customer('Acme Corp', ['JavaScript']);
     const sent = await request(first.at).post('/greenhouse/send_test').set('Authorization', basic(token)).send(body(`${l.url}/patch`, tests[0]!.id));
     expect(sent.status, sent.text).toBe(200);
