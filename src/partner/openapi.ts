@@ -5,6 +5,7 @@ import {
   CancelReportBody,
   CancelReportResponse,
   ErrorBody,
+  IdDigits,
   ReportId,
   SendCandidateBody,
   SendCandidateResponse,
@@ -333,7 +334,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
         name: 'company_id',
         in: 'path',
         description: 'The company whose configuration sends here.',
-        schema: z.string().regex(/^[1-9]\d{0,15}$/),
+        schema: IdDigits,
         example: String(EXAMPLE_COMPANY_ID),
       },
       {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
 import { openApiDocument, type ApiOperation, type OpenApiDocument } from '../../contract/openapi/document.js';
-import { Codename, ErrorBody, Partner, PartnerPatch, PartnerRequest, Report, ReportId } from '../../contract/schemas.js';
+import { Codename, ErrorBody, IdDigits, Partner, PartnerPatch, PartnerRequest, Report, ReportId } from '../../contract/schemas.js';
 import { AcceptedReportUpdate } from '../reports/rules.js';
 import { SEED_API_TOKENS } from '../seed.js';
 
@@ -92,7 +92,7 @@ const companyParam = {
   name: 'company_id',
   in: 'path',
   description: 'A company on the platform.',
-  schema: z.string().regex(/^[1-9]\d{0,15}$/),
+  schema: IdDigits,
   example: String(ACME.companyId),
 } as const;
 
@@ -290,7 +290,7 @@ export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
     parameters: [
       codenameParam,
       companyParam,
-      { name: 'candidate_id', in: 'path', description: 'A candidate of the company.', schema: z.string().regex(/^[1-9]\d{0,15}$/), example: '17' },
+      { name: 'candidate_id', in: 'path', description: 'A candidate of the company.', schema: IdDigits, example: '17' },
     ],
     responses: {
       200: { description: 'This partner\'s reports on the candidate.', schema: z.object({ reports: z.array(Report) }) },
