@@ -31,6 +31,8 @@ export interface ApiResponse {
   description: string;
   /** The JSON body of the answer; absent: no body (204). Tests parse real answers with it. */
   schema?: z.ZodType;
+  /** The declared type of that body, when it is not application/json (a JSON text sent as text/plain). */
+  contentType?: string;
 }
 
 export interface ApiExample {
@@ -61,7 +63,11 @@ export interface ApiOperation {
   /** Names of security schemes, any one of which authenticates; absent: no credentials. */
   security?: string[];
   parameters?: ApiParameter[];
-  requestBody?: { schema: z.ZodType; description?: string; required?: boolean };
+  /**
+   * `contentTypes`: the media types the body may be sent as, each described by `schema` (default:
+   * JSON alone). The examples are JSON bodies.
+   */
+  requestBody?: { schema: z.ZodType; description?: string; required?: boolean; contentTypes?: string[] };
   responses: Record<number, ApiResponse>;
   examples: ApiExample[];
 }
@@ -184,7 +190,10 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
           description: r.description,
           ...(r.schema && {
             content: {
-              [JSON_TYPE]: { schema: jsonSchemaOf(r.schema, 'output'), ...(Object.keys(examples).length > 0 && { examples }) },
+              [r.contentType ?? JSON_TYPE]: {
+                schema: jsonSchemaOf(r.schema, 'output'),
+                ...(Object.keys(examples).length > 0 && { examples }),
+              },
             },
           }),
         },
@@ -210,12 +219,15 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
       requestBody: {
         required: op.requestBody.required ?? true,
         ...(op.requestBody.description && { description: op.requestBody.description }),
-        content: {
-          [JSON_TYPE]: {
-            schema: jsonSchemaOf(op.requestBody.schema, 'input'),
-            examples: named((e) => e.body, (e) => e.body !== undefined),
-          },
-        },
+        content: Object.fromEntries(
+          (op.requestBody.contentTypes ?? [JSON_TYPE]).map((type) => [
+            type,
+            {
+              schema: jsonSchemaOf(op.requestBody!.schema, 'input'),
+              ...(type === JSON_TYPE && { examples: named((e) => e.body, (e) => e.body !== undefined) }),
+            },
+          ]),
+        ),
       },
     }),
     responses,

@@ -7,8 +7,8 @@ import { offerJson } from './offer-json.js';
 
 const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);
 const nameFilter = z.preprocess(blankToUndefined, z.string().trim().max(200).optional());
-const OffersQuery = z.object({ department: nameFilter, tag: nameFilter });
-const ApplyQuery = z.object({
+export const OffersQuery = z.object({ department: nameFilter, tag: nameFilter });
+export const ApplyQuery = z.object({
   async: z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1'),
 });
 
