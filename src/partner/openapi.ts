@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WEBHOOK_SIGNATURE_HEADER } from '../contract/decisions.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SIGNATURE_HEADER } from '../contract/decisions.js';
 import { openApiDocument, type ApiOperation, type OpenApiDocument } from '../contract/openapi/document.js';
 import {
   CancelReportBody,
@@ -10,6 +10,7 @@ import {
   SendCandidateBody,
   SendCandidateResponse,
   TestList,
+  text,
   ValidateTokenBody,
   ValidateTokenResponse,
   WebhookAck,
@@ -108,6 +109,20 @@ const webhookEvent = {
     },
   },
 };
+
+/**
+ * The envelope as the receiver reads it (webhooks/receiver.ts): §6.2's, with an event type of any
+ * name — one the kit does not know yet is stored, and left to the handlers — and texts of at most
+ * 64 or 100 characters. test/openapi/agreement.test.ts holds the two to the same answers.
+ */
+const ReceivedEnvelope = WebhookEnvelope.extend({
+  created_at: text().min(1).max(64),
+  event_type: text()
+    .min(1)
+    .max(100)
+    .meta({ description: `The event's type (§6.3): ${Object.keys(WEBHOOK_EVENT_TYPES).join(', ')}; another is stored too.` }),
+  event_subtype: text().min(1).max(100),
+});
 
 const reportIdParam = {
   name: 'report_id',
@@ -346,7 +361,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
       },
     ],
     requestBody: {
-      schema: z.union([z.object({ test: z.literal(true) }), WebhookEnvelope]),
+      schema: z.union([z.object({ test: z.literal(true) }), ReceivedEnvelope]),
       description: 'The test request, or an event envelope (§6.2).',
     },
     responses: {

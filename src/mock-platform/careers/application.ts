@@ -341,7 +341,9 @@ function plainText(html: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-const nullable = <S extends z.ZodType>(schema: S, description: string) => schema.nullable().optional().meta({ description });
+/** A blank value (null, "" or spaces), which counts as not sent, beside what a field takes when sent. */
+const orBlank = <S extends z.ZodType>(schema: S, description: string) =>
+  z.union([schema, z.null(), z.string().regex(/^\s*$/)]).optional().meta({ description });
 
 /**
  * An application as the API's document shows it: the schemas above, field by field, with what
@@ -354,21 +356,21 @@ export const ApplicationBody = z.object({
     ...CandidateFields,
     phone: CandidateFields.phone.meta({ description: 'Required or ignored as the offer\'s `options_phone` says; blank is "not sent".' }),
     cover_letter: CandidateFields.cover_letter.meta({ description: 'As the offer\'s `options_cover_letter` says; blank is "not sent".' }),
-    cv: nullable(JsonFile, 'As the offer\'s `options_cv` says. In multipart/form-data, the file itself.'),
-    photo: nullable(JsonFile, 'As the offer\'s `options_photo` says. In multipart/form-data, the file itself.'),
+    cv: orBlank(JsonFile, 'As the offer\'s `options_cv` says. In multipart/form-data, the file itself.'),
+    photo: orBlank(JsonFile, 'As the offer\'s `options_photo` says. In multipart/form-data, the file itself.'),
     location_ids: CandidateFields.location_ids.meta({
       description: 'The answer to the location question: ids of the offer\'s `locations`.',
     }),
     open_question_answers_attributes: z
       .array(
         Answer.extend({
-          content: nullable(
+          content: orBlank(
             z.union([z.string(), z.number()]),
             'string, text, date (YYYY-MM-DD), number, salary and single_choice (an option\'s id or exact body).',
           ),
-          multi_content: nullable(z.array(z.union([z.string(), z.number()])), 'multi_choice: options\' ids or exact bodies.'),
-          flag: nullable(VALUE_SCHEMAS.boolean, 'boolean and legal (a required legal question must be true).'),
-          file: nullable(JsonFile, 'file and video. In multipart/form-data, the file itself.'),
+          multi_content: orBlank(VALUE_SCHEMAS.multi_choice, 'multi_choice: options\' ids or exact bodies (one, or a list).'),
+          flag: orBlank(VALUE_SCHEMAS.boolean, 'boolean and legal (a required legal question must be true).'),
+          file: orBlank(JsonFile, 'file and video. In multipart/form-data, the file itself.'),
         }),
       )
       .max(100)
