@@ -1,7 +1,5 @@
 import express, { Router, type Express } from 'express';
 import type { DestinationStream } from 'pino';
-import type { AccountStore } from './accounts/store.js';
-import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
@@ -11,29 +9,23 @@ import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { securityHeaders } from '../lib/perf/security-headers.js';
-import type { InvitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
-import type { InvitationStore } from './invitations/store.js';
-import type { MailOutbox } from './mail/outbox.js';
 import { partnerApiDocument } from './openapi.js';
 import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
+import type { PartnerCore } from './core.js';
+import type { Platform, PlatformContext } from './platforms/platform.js';
 import type { Provider } from './provider/types.js';
-import type { ReportOutbox } from './reports/outbox.js';
-import type { VendorReports } from './results/reports.js';
+import type { VendorReports } from './results/api.js';
 import { registerVendorResults } from './results/routes.js';
-import { registerWebhookReceiver } from './webhooks/receiver.js';
-import { webhookSecrets } from './webhooks/secrets.js';
 
 /** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
 export interface WebDeps {
-  links: InvitationLinks;
   publicUrl: string;
   admin: Config['admin'];
-  platform: { url: string; codename: string };
   mailSettings: Pick<Config['mail'], 'transport' | 'from'>;
   /** The vendor's name (PARTNER_NAME, else the manifest's): the pages' and the dashboard's header. */
   partnerName: string;
@@ -41,26 +33,15 @@ export interface WebDeps {
   deliveriesWaiting: () => string | undefined;
 }
 
-/** The stores and the lifecycle, built once (`partnerCore` in assemble.ts) and shared by the app and the workers. */
-export interface PartnerCore {
-  accounts: AccountStore;
-  invitations: InvitationStore;
-  reports: ReportOutbox;
-  mail: MailOutbox;
-  lifecycle: InvitationLifecycle;
-  /** Results pushed by the vendor's product, in process and through `POST /vendor/reports/{id}/result`. */
-  results: VendorReports;
-}
 
 /** Routes of a fork's own (a product's callback, say), mounted after the kit's. */
 export type PartnerRoutes = (router: Router, context: { reports: VendorReports; sql: Sql; clock: Clock; logger: Logger }) => void;
 
 export interface AppDeps {
   /**
-   * Without `webhooks`, the webhook route only answers the platform's test request (no secrets);
-   * without `vendorResults.secret`, the results endpoint answers 401 "not configured".
+   * Without `vendorResults.secret`, the results endpoint answers 401 "not configured".
    */
-  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks']; vendorResults?: Config['vendorResults'] };
+  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { vendorResults?: Config['vendorResults'] };
   sql: Sql;
   logger: Logger;
   /** Where `logger` writes, for the access log to write there too (standard output when not given). */
@@ -68,23 +49,44 @@ export interface AppDeps {
   clock: Clock;
   provider: Provider;
   core: PartnerCore;
+  /** The platforms the partner speaks: each mounts its routes (its callbacks, its webhooks) first. */
+  platforms: readonly Platform[];
+  /** The kit's signed links, for the pages and the platforms' answers. */
+  links: InvitationLinks;
   routes?: PartnerRoutes;
   onInvitationCreated?: (reportId: string) => void;
   /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
   onQueued?: () => void;
-  /** Told when a webhook event was stored, so the webhook processor need not wait for its next poll. */
-  onWebhookStored?: () => void;
+  /** Told when a platform queued work for one of its workers (`PlatformContext.kick`), so it need not wait for its next poll. */
+  kick?: (worker: string) => void;
   /** The pages and the dashboard; without them the app serves the platform's callbacks only. */
   web?: WebDeps;
 }
 
-/** Where the platform's callbacks are mounted: {PUBLIC_URL}/callbacks/… in the partner record. */
-const CALLBACKS_PATH = '/callbacks';
+/** What the platforms' routes and workers are given (`PlatformContext`): the core's parts. */
+export function platformContext(
+  deps: Pick<AppDeps, 'config' | 'sql' | 'clock' | 'logger' | 'provider' | 'core' | 'links' | 'onInvitationCreated' | 'kick'>,
+): PlatformContext {
+  const { sql, core } = deps;
+  return {
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    sql,
+    clock: deps.clock,
+    logger: deps.logger,
+    provider: deps.provider,
+    core,
+    links: deps.links,
+    // Sends arriving in one event-loop turn share one commit.
+    createInvitation: groupCommit(sql, (tx, input) => core.invitations.create(input, tx)),
+    onInvitationCreated: deps.onInvitationCreated,
+    kick: (worker) => deps.kick?.(worker),
+  };
+}
 
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
   const { config, sql, logger, clock, provider, web } = deps;
-  const { accounts, invitations, reports, mail, lifecycle } = deps.core;
+  const { accounts, invitations, updates, mail, lifecycle } = deps.core;
   const app = express();
   app.disable('x-powered-by');
   // Callbacks answer JSON that changes with every call; an ETag would be hashed for nothing.
@@ -96,25 +98,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders());
   app.use(wellFormedPath);
 
-  registerCallbacks(app, CALLBACKS_PATH, {
-    accounts,
-    invitations,
-    createInvitation: groupCommit(sql, (tx, input) => invitations.create(input, tx)),
-    lifecycle,
-    provider,
-    bodyLimitBytes: config.bodyLimitBytes,
-    onInvitationCreated: deps.onInvitationCreated,
-  });
-
-  // The platform's webhooks: raw body and signature before anything else; handled after the answer.
-  registerWebhookReceiver(app, {
-    sql,
-    clock,
-    logger,
-    secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
-    bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
-    onStored: deps.onWebhookStored,
-  });
+  const context = platformContext(deps);
+  for (const platform of deps.platforms) {
+    const router = Router();
+    platform.mount(router, context);
+    app.use(router);
+  }
 
   // Results pushed by the vendor's product: raw body and signature first, like the webhooks.
   registerVendorResults(app, {
@@ -143,25 +132,25 @@ export function createApp(deps: AppDeps): Express {
 
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
-    app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platform: web.platform, callbacksPath: CALLBACKS_PATH }));
+    app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platforms: deps.platforms }));
     const vendorName = web.partnerName;
-    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger, vendorName }));
-    app.use(resultsPage({ invitations, links: web.links, provider, logger, vendorName }));
+    app.use(candidatePages({ invitations, lifecycle, links: deps.links, provider, logger, vendorName }));
+    app.use(resultsPage({ invitations, links: deps.links, provider, logger, vendorName }));
     app.use(
       '/admin',
       dashboard({
         accounts,
         invitations,
         lifecycle,
-        links: web.links,
-        reports,
+        links: deps.links,
+        updates,
         mail,
         provider,
         logger,
         clock,
         admin: web.admin,
         publicUrl: web.publicUrl,
-        platform: web.platform,
+        platforms: deps.platforms,
         mailSettings: web.mailSettings,
         vendorName,
         deliveriesWaiting: web.deliveriesWaiting,

@@ -1,27 +1,20 @@
 import type { DestinationStream } from 'pino';
-import { accountStore } from './accounts/store.js';
-import { createApp, type PartnerCore, type PartnerRoutes } from './app.js';
+import { createApp, platformContext, type PartnerRoutes } from './app.js';
+import { partnerCore } from './core.js';
 import type { Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from './config.js';
 import type { Sql } from '../lib/sql.js';
 import { migrateProvider } from './db/open.js';
 import type { Logger } from '../lib/http/logger.js';
 import type { Pause } from '../lib/perf/requests-first.js';
-import type { PartnerKind } from '../contract/decisions.js';
-import { invitationLifecycle } from './invitations/lifecycle.js';
-import { invitationLinks, type InvitationLinks } from './invitations/links.js';
-import { invitationStore } from './invitations/store.js';
+import { invitationLinks } from './invitations/links.js';
 import { invitationStarter } from './invitations/starter.js';
 import { productCanceller } from './invitations/product-canceller.js';
-import { mailOutbox } from './mail/outbox.js';
 import { mailSender } from './mail/sender.js';
 import type { Mailer } from './mail/transport.js';
 import type { Provider, ProviderKit, ProviderSource } from './provider/types.js';
-import { reportOutbox } from './reports/outbox.js';
-import { vendorReports } from './results/reports.js';
-import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './reports/worker.js';
-import type { WebhookHandler } from './webhooks/handlers/index.js';
-import { webhookProcessor } from './webhooks/processor.js';
+import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './updates/worker.js';
+import { kitPlatforms, type Platform, type PlatformFactory } from './platforms/index.js';
 
 export interface AssembleDeps {
   /** The partner's database (`openPartnerDatabase`): SQLite, or PostgreSQL with DATABASE_URL. */
@@ -37,8 +30,8 @@ export interface AssembleDeps {
   dispatcher: DeliveryClient;
   /** The vendor's product: a provider, or a factory given the kit (its migrations applied first). */
   provider: ProviderSource;
-  /** By webhook event type; the kit's handlers (`defaultWebhookHandlers`) by default. */
-  webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  /** The platforms the partner speaks: `kitPlatforms()` (platforms/index.ts) when not given. */
+  platforms?: readonly PlatformFactory[];
   /** Routes of the fork's own, mounted after the kit's. */
   routes?: PartnerRoutes;
   deliveryTimeouts?: DeliveryTimeouts;
@@ -46,43 +39,10 @@ export interface AssembleDeps {
   onInvitationCreated?: () => void;
   /** Called after something was queued for the mail sender or the delivery worker. */
   wake?: () => void;
-  /** Called after a webhook event was stored for the webhook processor. */
-  onWebhookStored?: () => void;
+  /** Called when a platform queued work for one of its own workers (by its name: `webhook processor`). */
+  kick?: (worker: string) => void;
   /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
   pause?: Pause;
-}
-
-/**
- * The stores, the invitation lifecycle over them and the vendor results API: built once, and
- * shared by the app (callbacks, pages, the results endpoint) and the workers, so every change of
- * an invitation goes through the one lifecycle.
- */
-export function partnerCore(
-  sql: Sql,
-  clock: Clock,
-  options: {
-    kind: PartnerKind;
-    links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
-    wake?: () => void;
-    /** Whether the provider has a cancel hook: cancels then queue the call to it (lifecycle.ts). */
-    hasCancelHook?: () => boolean;
-  },
-): PartnerCore {
-  const accounts = accountStore(sql, clock);
-  const invitations = invitationStore(sql, clock);
-  const reports = reportOutbox(sql, clock);
-  const mail = mailOutbox(sql, clock);
-  const lifecycle = invitationLifecycle({
-    sql,
-    clock,
-    kind: options.kind,
-    reports,
-    mail,
-    links: options.links,
-    wake: options.wake,
-    hasCancelHook: options.hasCancelHook,
-  });
-  return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
 }
 
 /**
@@ -108,17 +68,29 @@ export async function buildProvider(source: ProviderSource, kit: ProviderKit): P
  * The partner's parts, wired — the one place they are: the provider, the stores and lifecycle
  * (`partnerCore`), the app, and the workers that run after the platform has had its answer — the
  * invitation starter, the product canceller, the mail sender, the report delivery worker and the
- * webhook processor.
+ * platforms' own (the hiring platform's webhook processor).
  * `startPartner` runs the workers in background loops; tests call their `runOnce` with a fake clock.
  */
 export async function assemble(config: Config, deps: AssembleDeps) {
   const { sql, logger, clock, publicUrl } = deps;
   const links = invitationLinks({ ...config.links, publicUrl, clock });
+  const platforms = new Map<string, Platform>();
+  for (const make of deps.platforms ?? kitPlatforms()) {
+    const platform = make({ config, publicUrl });
+    if (platforms.has(platform.name)) throw new Error(`Two platforms are named "${platform.name}"`);
+    platforms.set(platform.name, platform);
+  }
   // The provider is built after the core (a factory is handed the core's results API); the
   // lifecycle asks for its cancel hook only at a cancel, once it exists.
   let built: Provider | undefined;
-  const core = partnerCore(sql, clock, { kind: config.kind, links, wake: deps.wake, hasCancelHook: () => built?.cancelInvitation !== undefined });
-  const { invitations, reports, mail, lifecycle } = core;
+  const core = partnerCore(sql, clock, {
+    kind: config.kind,
+    links,
+    wake: deps.wake,
+    hasCancelHook: () => built?.cancelInvitation !== undefined,
+    emailAfterAcceptance: (name) => platforms.get(name)?.emailAfterAcceptance ?? true,
+  });
+  const { invitations, updates, mail, lifecycle } = core;
   const provider = (built = await buildProvider(deps.provider, {
     sql,
     clock,
@@ -164,25 +136,16 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     leaseMs: config.jobLeaseMs,
   });
   const worker = deliveryWorker({
-    outbox: reports,
+    outbox: updates,
     clock,
     logger,
     dispatcher: deps.dispatcher,
-    platform: config.platform,
+    platforms,
     timeouts: deps.deliveryTimeouts,
     random: deps.random,
     leaseMs: config.jobLeaseMs,
     recordAnswer: lifecycle.platformAnswered,
     onRecorded: lifecycle.wake,
-  });
-  const webhooks = webhookProcessor({
-    sql,
-    clock,
-    logger,
-    random: deps.random,
-    handlers: deps.webhookHandlers,
-    leaseMs: config.jobLeaseMs,
-    cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
   });
   const app = createApp({
     config,
@@ -192,19 +155,23 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     clock,
     provider,
     core,
+    platforms: [...platforms.values()],
+    links,
     routes: deps.routes,
     onInvitationCreated: deps.onInvitationCreated,
     onQueued: deps.wake,
-    onWebhookStored: deps.onWebhookStored,
+    kick: deps.kick,
     web: {
-      links,
       publicUrl,
       admin: config.admin,
-      platform: { url: config.platform.url, codename: config.platform.codename },
       mailSettings: config.mail,
       partnerName: config.partnerName,
       deliveriesWaiting: () => worker.waiting(),
     },
   });
-  return { app, links, provider, ...core, starter, canceller, sender, worker, webhooks };
+  // The platforms' own background work (the hiring platform's webhook processor), run beside the kit's.
+  const platformWorkers = [...platforms.values()].flatMap((platform) =>
+    platform.workers?.(platformContext({ config, sql, clock, logger, provider, core, links, kick: deps.kick })) ?? [],
+  );
+  return { app, links, provider, platforms, ...core, starter, canceller, sender, worker, platformWorkers };
 }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InvitationToCancel, InvitationToStart, ProviderFactory } from '../../src/partner/provider/types.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
-import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { DELIVERY_RETRY } from '../../src/partner/updates/policy.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { productCanceller } from '../../src/partner/invitations/product-canceller.js';
 import { ON_POSTGRES } from '../support/database.js';
@@ -105,7 +105,7 @@ describe("the provider's cancel hook", () => {
     const { product, reportId } = await started();
     const event = candidateEvent('candidate_moved', 'disqualified', 17, { details: { to_stage: { id: 3, name: 'Interview' } } });
     await h.http().post(`/webhooks/platform/${COMPANY}`).set(signed(event)).send(event).expect(200);
-    expect(await h.webhooks.runOnce()).toBe(1);
+    expect(await h.platformWorkers.find((w) => w.name === 'webhook processor')!.runOnce()).toBe(1);
     expect((await h.row('SELECT status FROM invitations WHERE report_id = ?', reportId))!.status).toBe('canceled');
     await h.canceller.runOnce();
     expect(product.calls.map((c) => [c.reportId, c.canceledBy])).toEqual([[reportId, 'platform']]);

@@ -2,11 +2,14 @@ import type { Router } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Sql } from '../../lib/sql.js';
-import type { PartnerCore } from '../app.js';
+import type { PartnerCore } from '../core.js';
 import type { Config } from '../config.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { CreateOutcome, NewInvitation } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
+import type { DeliveryTarget } from '../updates/outbox.js';
+
+export type { DeliveryTarget };
 import type { Provider } from '../provider/types.js';
 
 /**
@@ -26,6 +29,11 @@ export interface Platform {
    * ("the platform first", docs/report-delivery.md); when false it is queued at the start.
    */
   readonly emailAfterAcceptance: boolean;
+  /**
+   * What the platform is given to reach this partner (name → URL, `{…}` for a path parameter), and
+   * the settings it is known by: shown on the home page (`GET /`) and in its JSON.
+   */
+  readonly home: { endpoints: Readonly<Record<string, string>>; settings?: Readonly<Record<string, string>> };
   /** Mounts the platform's routes on the app. */
   mount(router: Router, context: PlatformContext): void;
   /**
@@ -45,16 +53,23 @@ export interface Platform {
   workers?(context: PlatformContext): PlatformWorker[];
 }
 
+/**
+ * Makes a platform once the partner knows where it is reached (`publicUrl`, after it listens):
+ * what `platforms` lists (platforms/index.ts), and what a fork passes to speak one of its own.
+ */
+export type PlatformFactory = (setup: { config: Config; publicUrl: string }) => Platform;
+
 /** What a platform's routes and workers are given: the core's parts, never another platform's. */
 export interface PlatformContext {
-  config: Config;
   sql: Sql;
   clock: Clock;
   logger: Logger;
   provider: Provider;
   core: PartnerCore;
+  /** The largest request body a route accepts (BODY_LIMIT_BYTES): over it, 413. */
+  bodyLimitBytes: number;
+  /** The kit's signed links: the recruiter's results page (`resultsUrl`), the candidate's. */
   links: InvitationLinks;
-  publicUrl: string;
   /** Stores a new invitation; sends arriving in one event-loop turn share one commit. */
   createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
   /** Told of each new invitation, so its start need not wait for the next poll. */
@@ -66,15 +81,7 @@ export interface PlatformContext {
 export interface PlatformWorker {
   /** Its name in the log: `webhook processor`. */
   name: string;
-  runOnce(stopping: AbortSignal): Promise<unknown>;
-}
-
-/** The invitation a delivery is about, and what the platform's routes stored with it. */
-export interface DeliveryTarget {
-  reportId: string;
-  accountId: number;
-  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
-  data: Readonly<Record<string, unknown>>;
+  runOnce(stopping?: AbortSignal): Promise<unknown>;
 }
 
 export interface DeliveryRequest {
