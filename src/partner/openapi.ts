@@ -111,9 +111,10 @@ const webhookEvent = {
 };
 
 /**
- * The envelope as the receiver reads it (webhooks/receiver.ts): §6.2's, with an event type of any
- * name — one the kit does not know yet is stored, and left to the handlers — and texts of at most
- * 64 or 100 characters. test/openapi/agreement.test.ts holds the two to the same answers.
+ * The envelope as the receiver reads it (platforms/hiring-platform/webhooks/receiver.ts): §6.2's,
+ * with an event type of any name — one the kit does not know yet is stored, and left to the
+ * handlers — and texts of at most 64 or 100 characters. test/openapi/agreement.test.ts holds the
+ * two to the same answers.
  */
 const ReceivedEnvelope = WebhookEnvelope.extend({
   created_at: text().min(1).max(64),
