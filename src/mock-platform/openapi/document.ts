@@ -319,7 +319,7 @@ const CAREERS_OPERATIONS: readonly ApiOperation[] = [
     description:
       'Public: no credentials, and open to pages on other origins (`Access-Control-Allow-Origin: *`). Newest published ' +
       'first; drafts and archived offers are not listed. `department` and `tag` match names case-insensitively and ' +
-      'combine; an empty one is no filter. An offer lacking a location, salary, cover image, sharing texts, location ' +
+      'combine; an empty one (or spaces) is no filter. An offer lacking a location, salary, cover image, sharing texts, location ' +
       'question or weekly hours leaves those keys out (src/mock-platform/careers/README.md, "Offer keys").',
     parameters: [
       subdomainParam,
