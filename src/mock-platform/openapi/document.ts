@@ -124,7 +124,7 @@ const PARTNER_PATH = '/api/p/{codename}/c/{company_id}/partner';
 
 // --- §7 Careers site ---------------------------------------------------------------------------
 
-/** Where the examples' offers live: the mock's own address in each document's `servers`. */
+/** Where the examples' offers live: the sandbox's address (`npm run mock`); a mock elsewhere writes its own. */
 const SITE = 'http://127.0.0.1:4000/careers/acme';
 const careersTranslation = (texts: { title: string; description?: string }) => ({
   title: texts.title,
