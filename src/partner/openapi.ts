@@ -28,6 +28,7 @@ import {
   SendTestAnswer,
   SendTestBody,
   TestStatusAnswer,
+  TestStatusQuery,
 } from './platforms/greenhouse/wire.js';
 
 /**
@@ -502,7 +503,7 @@ function greenhouseOperations(): ApiOperation[] {
     name: 'partner_interview_id',
     in: 'query' as const,
     description: 'The id send_test answered: the kit\'s report id of the invitation.',
-    schema: z.string(),
+    schema: TestStatusQuery.shape.partner_interview_id,
     required: true,
     example,
   });

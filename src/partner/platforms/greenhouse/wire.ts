@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../../../contract/schemas.js';
+import { emailAddress, text } from '../../../contract/schemas.js';
 import { PATCH_URL_MAX_LENGTH } from './allowlist.js';
 
 /**
@@ -27,14 +27,14 @@ export const SendTestBody = z.object({
     last_name: name(200),
     /** Required by Greenhouse, but `null` when the candidate has none; absent is read the same. */
     preferred_name: optional(text().trim().max(200)),
-    email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
+    email: emailAddress(),
     phone_number: optional(text().trim().max(100)),
     /** Expires after 7 days on Greenhouse's side: stored, never fetched. */
     resume_url: optional(absoluteUrl),
     greenhouse_profile_url: absoluteUrl,
   }),
   sent_by: optional(text().trim().max(320)),
-  url: text().max(PATCH_URL_MAX_LENGTH),
+  url: text().trim().min(1, 'is required').max(PATCH_URL_MAX_LENGTH),
 });
 export type SendTestBody = z.infer<typeof SendTestBody>;
 
