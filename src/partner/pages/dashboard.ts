@@ -38,7 +38,7 @@ export interface DashboardDeps {
   /** What platforms reported about the partner's answers: "Reports from platforms". */
   notices: Pick<PlatformNoticeStore, 'recent'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
-  platforms: readonly Pick<Platform, 'name' | 'label' | 'home'>[];
+  platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
   /** The vendor's name, in the header and the window's title. */
   vendorName?: string;
@@ -174,6 +174,8 @@ export function dashboard(deps: DashboardDeps): Router {
       mails: await mail.ofReport(invitation.reportId),
       details: await resultDetailsOf(provider, invitation),
       progress: await invitations.progressOf(invitation.reportId),
+      platform: deps.platforms.find((p) => p.name === invitation.platform),
+      platformDetails: deps.platforms.find((p) => p.name === invitation.platform)?.details?.(invitation.platformData) ?? [],
     });
   });
 

@@ -54,6 +54,11 @@ export interface Platform {
    * what its routes stored; the candidate's first name when absent or undefined.
    */
   greetingName?(invitation: Pick<Invitation, 'firstName' | 'platformData'>): string | undefined;
+  /**
+   * What the dashboard's invitation page shows of what its routes stored (`platformData`), in the
+   * platform's words; never a credential. `href` only for an http(s) URL the routes validated.
+   */
+  details?(platformData: Readonly<Record<string, unknown>>): { label: string; value: string; href?: string }[];
   /** Background work of its own (a webhook processor), run in a loop beside the kit's. */
   workers?(context: PlatformContext): PlatformWorker[];
 }

@@ -167,6 +167,11 @@ describe('send_test', () => {
     });
     // The key is nowhere in clear: not in the invitation, not in any column.
     expect(JSON.stringify(stored)).not.toContain(acme.token);
+    // The dashboard's invitation page links the candidate's Greenhouse profile, and shows no key.
+    const page = await request(partner.url).get(`/admin/reports/${id}`).auth('admin', 'admin').expect(200);
+    expect(page.text).toContain('href="https://app.greenhouse.io/people/17681532?application_id=26234709"');
+    expect(page.text).toContain('Sent through</dt><dd>Greenhouse');
+    expect(page.text).not.toContain(data.key);
 
     // No earlier update for Greenhouse to accept: the e-mail goes without one, greeting by the preferred name.
     const mail = await eventually(

@@ -25,8 +25,25 @@ export function greenhousePlatform(): PlatformFactory {
       },
       mount: (router, context) => mountGreenhouseRoutes(router, { context, sealer, rules }),
       deliveryRequest: (target, update) => greenhouseDeliveryRequest(target, update, { sealer, rules }),
+      details: greenhouseDetails,
       greetingName: ({ firstName, platformData }) =>
         greetingName({ first_name: firstName, preferred_name: typeof platformData.preferred_name === 'string' ? platformData.preferred_name : null }),
     };
   };
+}
+
+/** What the dashboard shows of a Greenhouse invitation: the candidate's profile and résumé links, who sent it, where the PATCH goes. */
+function greenhouseDetails(data: Readonly<Record<string, unknown>>): { label: string; value: string; href?: string }[] {
+  const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : undefined);
+  const link = (label: string, key: string, value: string) => {
+    const url = text(key);
+    return url && /^https?:\/\//i.test(url) ? [{ label, value, href: url }] : [];
+  };
+  return [
+    ...link('Greenhouse profile', 'greenhouse_profile_url', 'the candidate in Greenhouse'),
+    ...link('Résumé', 'resume_url', 'the résumé (Greenhouse keeps the link 7 days)'),
+    ...(text('preferred_name') ? [{ label: 'Preferred name', value: text('preferred_name')! }] : []),
+    ...(text('sent_by') ? [{ label: 'Sent by', value: text('sent_by')! }] : []),
+    ...(text('url') ? [{ label: 'PATCH to', value: text('url')! }] : []),
+  ];
 }
