@@ -172,6 +172,8 @@ describe('send_test', () => {
     expect(page.text).toContain('href="https://app.greenhouse.io/people/17681532?application_id=26234709"');
     expect(page.text).toContain('Sent through</dt><dd>Greenhouse');
     expect(page.text).not.toContain(data.key);
+    // Greenhouse names no company or candidate by number: the page invents none.
+    expect(page.text).not.toMatch(/company 0|<dd>0 /);
 
     // No earlier update for Greenhouse to accept: the e-mail goes without one, greeting by the preferred name.
     const mail = await eventually(
