@@ -54,6 +54,8 @@ export function driver(name, url) {
     const postgres = require('postgres');
     const sql = postgres(url, {
       max: POOL_SIZE,
+      // Idle connections closed after 10 s, as node-postgres's pool (the partner's) closes them.
+      idle_timeout: 10,
       onnotice: () => undefined,
       types: { int8: { to: 20, from: [20], serialize: String, parse: Number } },
     });
