@@ -22,18 +22,18 @@ export class ConformanceSetupError extends Error {
 
 /**
  * Drives a partner server over HTTP as the platform does and returns one result per check, in
- * order: the callbacks (§4), then with `platform` the platform's own flow and the report updates
- * the partner sends back (§3.2), then the checks over every answer (error bodies, timing).
+ * order: the callbacks (§4), then with `mock` the bundled mock platform's own flow and the report
+ * updates the partner sends back (§3.2), then the checks over every answer (error bodies, timing).
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceRun> {
   const timeoutMs = options.timeoutMs ?? CALLBACK_TIMEOUT_MS;
   const kind = options.kind ?? 'assessment';
   let { targets, tokens } = options;
   let platform: RunningPlatform | undefined;
-  if (options.platform) {
-    platform = await startPlatform(options.platform, kind, targets);
+  if (options.mock) {
+    platform = await startPlatform(options.mock, kind, targets);
     try {
-      const given = await options.platform.ready?.(platform.settings);
+      const given = await options.mock.ready?.(platform.settings);
       if (given?.targets) {
         targets = given.targets;
         await platform.register(targets);
@@ -67,17 +67,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (platform) {
       const pctx: PlatformContext = {
         url: platform.url,
-        codename: options.platform!.codename,
+        codename: options.mock!.codename,
         kind,
         tokens,
-        updateTimeoutMs: options.platform!.updateTimeoutMs ?? 10_000,
+        updateTimeoutMs: options.mock!.updateTimeoutMs ?? 10_000,
         dispatcher,
         state: {},
       };
       await runAll(PLATFORM_CHECKS, pctx);
       exchanges.push(...(await platformExchanges(pctx)));
     } else {
-      notRun.push(...PLATFORM_CHECKS.map((c) => ({ id: c.id, why: 'give --platform' })));
+      notRun.push(...PLATFORM_CHECKS.map((c) => ({ id: c.id, why: 'give --mock' })));
     }
 
     for (const check of ANSWER_CHECKS) {

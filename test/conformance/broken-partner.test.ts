@@ -58,7 +58,7 @@ it('with --platform, a partner right on the callbacks but wrong on report update
       targets: callbackTargets(faulty.url),
       tokens: { a: faulty.tokens.a, b: faulty.tokens.b },
       kind: 'background_check',
-      platform: {
+      mock: {
         codename: 'faulty-updates',
         updateTimeoutMs: 2_000,
         ready: async (s) => {

@@ -47,7 +47,7 @@ describe("the kit's partner", () => {
   it('with --platform: the report updates it sends to the mock platform pass too', async () => {
     const started = performance.now();
     const run = await runConformance({
-      platform: {
+      mock: {
         codename: 'kit-conformance',
         // The partner learns the mock's address and its secret only once the mock runs: start it then.
         ready: async (settings) => {
