@@ -132,10 +132,12 @@ function authCheck(id: string, name: string, authorization: (ctx: GreenhouseCont
   };
 }
 
-/** Whether `header` is exactly `Basic base64(key + ":")`, compared in constant time. */
+/** Whether `header` is `Basic base64(key + ":")` (the scheme in any case, RFC 9110 §11.1), the credentials compared in constant time. */
 function isGreenhouseAuth(header: string | undefined, key: string): boolean {
+  const [scheme, credentials, ...rest] = (header ?? '').trim().split(/\s+/);
+  if (scheme?.toLowerCase() !== 'basic' || credentials === undefined || rest.length > 0) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
-  return header !== undefined && timingSafeEqual(digest(header), digest(basicAuth(key)));
+  return timingSafeEqual(digest(credentials), digest(basicAuth(key).slice('Basic '.length)));
 }
 
 /** What an Authorization header is, in words that never show the key. */
