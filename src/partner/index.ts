@@ -33,7 +33,7 @@ export type {
   ResultDetail,
 } from './provider/types.js';
 export type { Account } from './accounts/store.js';
-export { InvalidResultError, type VendorReports, type VendorResult, type ReportOutcome, type ProgressStage } from './results/reports.js';
+export { InvalidResultError, type VendorReports, type VendorResult, type ReportOutcome, type ProgressStage } from './results/api.js';
 export { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../contract/vendor-signature.js';
 export { VENDOR_RESULTS_PATH } from './results/routes.js';
 export type { PartnerRoutes } from './app.js';
