@@ -17,6 +17,12 @@ const scratch = process.env.TMPDIR === undefined && existsSync(RAM_DISK) ? { TMP
  * platform's and the repository's have no partner database.
  */
 const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/postgres'];
+/**
+ * Files of the folders not in ON_BOTH that run on PostgreSQL too: the conformance checker's run
+ * against the kit's Greenhouse routes, whose invitations, sealed keys and PATCH outbox are the
+ * database's (the other platform's conformance runs stay on SQLite).
+ */
+const ON_BOTH_TOO = ['test/conformance/greenhouse-kit.test.ts'];
 const SQLITE_ONLY = [
   // They read SQLite itself: its files, query plans, group commit.
   'test/partner/db-open.test.ts',
@@ -51,7 +57,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ON_BOTH.map((dir) => `${dir}/*.test.ts`),
+          include: [...ON_BOTH.map((dir) => `${dir}/*.test.ts`), ...ON_BOTH_TOO],
           exclude: SQLITE_ONLY,
           env: { ...scratch, TEST_DATABASE: 'postgres' },
           // Starts the throwaway PostgreSQL server the project's tests create their databases on.

@@ -1,7 +1,8 @@
 /**
- * Checks a partner server against the platform contract, over HTTP, as the platform calls it:
+ * Checks a partner server against a platform's contract, over HTTP, as that platform calls it:
  *
- *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--results-secret <S>] [--platform] [--yes]
+ *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--results-secret <S>] [--mock] [--yes]
+ *   npm run conformance -- --platform greenhouse http://127.0.0.1:3000/greenhouse --key <K> [--other-key <L>] [--results-secret <S>] [--yes]
  *
  * `--help` lists the options; docs/conformance.md describes every check. The checker itself is
  * src/conformance/.

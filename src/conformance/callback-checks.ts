@@ -23,7 +23,7 @@ import type { Check, Targets, Tokens, Verdict } from './types.js';
  * the sends use the first test token A lists, the replay repeats the first send.
  *
  * The company ids are the bundled mock's seeded companies (1 Acme Corp, 2 Globex), so that with
- * --platform the same accounts can be integrated there; for a partner they are just two companies.
+ * --mock the same accounts can be integrated there; for a partner they are just two companies.
  */
 export const COMPANY_A = 1;
 export const COMPANY_B = 2;

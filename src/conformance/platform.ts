@@ -12,7 +12,7 @@ import type { Answer, Exchange } from './probe.js';
 import type { Check, PlatformOptions, PlatformSettings, Targets, Tokens, Verdict } from './types.js';
 
 /**
- * --platform: the bundled mock platform, started in this process, stands in for the platform. The
+ * --mock: the bundled mock platform, started in this process, stands in for the platform. The
  * partner is registered there, integrated by company 1 with token A, and sent candidates through
  * the mock's marketplace — the platform's own calls — and the report updates it sends back
  * (platform-contract.md §3.2) are read from the mock's call log.

@@ -14,24 +14,24 @@ const CALLBACK_SENDS = [
 ] as const;
 /** Sends a partner following the contract refuses (415, 413), but a lenient one turns into invitations. */
 const LENIENT_SENDS = ['robust.send_candidate.content_type', 'robust.send_candidate.oversize'] as const;
-/** The mock marketplace's sends with --platform: its own reports, for its seeded candidates. */
+/** The mock marketplace's sends with --mock: its own reports, for its seeded candidates. */
 const PLATFORM_SENDS = [
   { check: 'platform.send', email: 'grace@example.com', end: 'canceled by the platform during the run' },
   { check: 'platform.concurrent', email: 'alan@example.com', end: 'left open' },
 ] as const;
 
-export function whatTheRunLeaves(args: { targets: Targets; platform?: unknown; results?: unknown }): string {
+export function whatTheRunLeaves(args: { targets: Targets; mock?: unknown; results?: unknown }): string {
   const partner = new URL(args.targets.sendCandidate).origin;
-  const least = CALLBACK_SENDS.length + (args.platform ? PLATFORM_SENDS.length : 0);
+  const least = CALLBACK_SENDS.length + (args.mock ? PLATFORM_SENDS.length : 0);
   const lines = [
     `Before it runs: this run acts as the platform, so it creates real invitations in the partner at ${partner}, and so in your product behind it:`,
     `  • ${least} invitations (up to ${least + LENIENT_SENDS.length} if the partner takes the text/plain and 1 MB sends it should refuse): ` +
       CALLBACK_SENDS.map((s) => `${s.email} (token ${s.token})`).join(', ') +
-      (args.platform ? `, and through the mock's marketplace ${PLATFORM_SENDS.map((s) => `${s.email} (${s.end})`).join(', ')}` : '') +
+      (args.mock ? `, and through the mock's marketplace ${PLATFORM_SENDS.map((s) => `${s.email} (${s.end})`).join(', ')}` : '') +
       '. The candidates are fake: example.com is reserved and takes no mail.',
     "  • The reports of the checker's own sends are unknown to any platform: where the partner delivers their report updates, the platform answers 404, " +
       "they end as dead letters on the partner's dashboard, and a kit partner cancels those invitations and e-mails no one" +
-      (args.platform ? "; the mock's own reports are accepted, and a kit partner e-mails their candidates." : '.'),
+      (args.mock ? "; the mock's own reports are accepted, and a kit partner e-mails their candidates." : '.'),
   ];
   if (args.results) {
     lines.push(

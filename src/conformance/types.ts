@@ -85,8 +85,8 @@ export interface ConformanceOptions {
   kind?: PartnerKind;
   /** The platform's callback timeout (default 10 s, CALLBACK_TIMEOUT_MS). */
   timeoutMs?: number;
-  /** Start the bundled mock platform and check the report updates the partner sends to it. */
-  platform?: PlatformOptions;
+  /** Start the bundled mock platform and check the report updates the partner sends to it (`--mock`). */
+  mock?: PlatformOptions;
   /**
    * Check the partner's results endpoint too, signed with its VENDOR_RESULTS_SECRET; `url` has
    * `{report_id}` where the report id goes (default: the kit's path beside the callbacks).

@@ -50,7 +50,7 @@ it('still checks the sends with the tests it found inside the object', () => {
   }
 });
 
-it('with --platform, a partner right on the callbacks but wrong on report updates fails exactly the report checks', async () => {
+it('with --mock, a partner right on the callbacks but wrong on report updates fails exactly the report checks', async () => {
   let settings: PlatformSettings | undefined;
   const faulty = await startBrokenPartner({ callbacksRight: true, platform: () => settings });
   try {
@@ -58,7 +58,7 @@ it('with --platform, a partner right on the callbacks but wrong on report update
       targets: callbackTargets(faulty.url),
       tokens: { a: faulty.tokens.a, b: faulty.tokens.b },
       kind: 'background_check',
-      platform: {
+      mock: {
         codename: 'faulty-updates',
         updateTimeoutMs: 2_000,
         ready: async (s) => {

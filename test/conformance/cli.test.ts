@@ -67,12 +67,28 @@ describe('wrong arguments: what is wrong and the usage on stderr, exit 2', () =>
     ['neither a URL nor a file', ['callbacks', '--token', 'a', '--token', 'b']],
     ['an unknown option', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--bogus']],
     ['an unknown kind', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--kind', 'quiz']],
-    ['--codename without --platform', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--codename', 'x-y']],
+    ['--codename without --mock', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--codename', 'x-y']],
+    ['a platform the checker does not know', ['--platform', 'workday', 'http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b']],
+    ["Greenhouse's --key for the recruiting platform", ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--key', 'k']],
+    ["the recruiting platform's --mock for Greenhouse", ['--platform', 'greenhouse', 'http://127.0.0.1:1/greenhouse', '--key', 'k', '--mock']],
     ['a callback URL missing', ['--validate-token-url', 'http://p/v', '--tests-url', 'http://p/t', '--token', 'a', '--token', 'b']],
   ])('%s', async (_what, args) => {
     const result = await cliInProcess(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage: npm run conformance');
+    expect(result.stdout).toBe('');
+  });
+
+  it.each([
+    ['followed by another option', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--platform', '--yes']],
+    ['last', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--platform']],
+    ['with an empty value', ['http://127.0.0.1:1/callbacks', '--token', 'a', '--token', 'b', '--platform=']],
+  ])('--platform without a name, %s: it names a platform now, and the mock platform is --mock', async (_what, args) => {
+    const result = await cliInProcess(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^--platform needs the name of the platform whose contract is checked: hiring-platform or greenhouse\. To start the bundled mock platform, give --mock\.\n\nUsage: npm run conformance/,
+    );
     expect(result.stdout).toBe('');
   });
 
@@ -96,9 +112,15 @@ describe('wrong arguments: what is wrong and the usage on stderr, exit 2', () =>
 
 describe('where the callbacks and tokens come from', () => {
   const defaults = { publicUrl: 'http://127.0.0.1:3000' };
+  /** The arguments of a run against the recruiting platform, the default. */
+  const parse = (argv: string[], env: Record<string, string> = {}) => {
+    const args = parseConformanceArgs(argv, env, defaults);
+    if (args.platform !== 'hiring-platform') throw new Error(`parsed as ${args.platform}`);
+    return args;
+  };
 
   it('a base URL names the three callbacks under it', () => {
-    const args = parseConformanceArgs(['https://partner.example.com/callbacks/', '--token', 'a', '--token', 'b'], {}, defaults);
+    const args = parse(['https://partner.example.com/callbacks/', '--token', 'a', '--token', 'b']);
     expect(args.targets).toEqual({
       validateToken: 'https://partner.example.com/callbacks/validate_token',
       tests: 'https://partner.example.com/callbacks/tests',
@@ -108,23 +130,17 @@ describe('where the callbacks and tokens come from', () => {
   });
 
   it("the project's manifest, with --public-url for ${PUBLIC_URL}, and its kind", () => {
-    const args = parseConformanceArgs(
-      ['scripts/partner-manifest.background-check.json', '--public-url', 'https://partner.example.com', '--platform'],
-      { CONFORMANCE_TOKENS: 'tok-a, tok-b' },
-      defaults,
-    );
+    const args = parse(['scripts/partner-manifest.background-check.json', '--public-url', 'https://partner.example.com', '--mock'], {
+      CONFORMANCE_TOKENS: 'tok-a, tok-b',
+    });
     expect(args.targets.sendCandidate).toBe('https://partner.example.com/callbacks/send_candidate');
     expect(args.kind).toBe('background_check');
     expect(args.tokens).toEqual({ a: 'tok-a', b: 'tok-b' });
-    expect(args.platform).toMatchObject({ port: 0, codename: 'conformance', record: { helpArticle: 'https://partner.example.com/' } });
+    expect(args.mock).toMatchObject({ port: 0, codename: 'conformance', record: { helpArticle: 'https://partner.example.com/' } });
   });
 
   it('explicit URLs win over the base URL', () => {
-    const args = parseConformanceArgs(
-      ['http://p.test/callbacks', '--tests-url', 'http://other.test/catalog', '--token', 'a', '--token', 'b', '--empty-token', 'e'],
-      {},
-      defaults,
-    );
+    const args = parse(['http://p.test/callbacks', '--tests-url', 'http://other.test/catalog', '--token', 'a', '--token', 'b', '--empty-token', 'e']);
     expect(args.targets.tests).toBe('http://other.test/catalog');
     expect(args.targets.validateToken).toBe('http://p.test/callbacks/validate_token');
     expect(args.tokens.empty).toBe('e');
@@ -151,7 +167,7 @@ describe('against running partners', () => {
     const checks = CALLBACK_CHECKS.length + ANSWER_CHECKS.length;
     expect(out.filter((l) => l.startsWith('✔ §'))).toHaveLength(checks);
     expect(out).toContain('✔ §4.1 validate_token POST {company_id} binds the account (200)');
-    expect(out).toContain(`○ not run (give --platform): ${PLATFORM_CHECKS.length} checks platform.*`);
+    expect(out).toContain(`○ not run (give --mock): ${PLATFORM_CHECKS.length} checks platform.*`);
     expect(out.at(-1)).toBe(`${checks} passed, 0 failed`);
   });
 
@@ -177,7 +193,7 @@ describe('against running partners', () => {
   });
 });
 
-describe('--platform --wait: the partner is started with the printed settings, then Enter', () => {
+describe('--mock --wait: the partner is started with the printed settings, then Enter', () => {
   let second: KitPartner | undefined;
   let front: Awaited<ReturnType<typeof connectionHandOver>>;
   afterEach(async () => {
@@ -194,7 +210,7 @@ describe('--platform --wait: the partner is started with the printed settings, t
     await first.close();
     front = await connectionHandOver();
 
-    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--platform', '--wait'], {}, 'compiled');
+    const cli = spawnCli([`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--mock', '--wait'], {}, 'compiled');
     const settings = await eventually(
       () => {
         const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(cli.stdout());

@@ -44,10 +44,10 @@ describe("the kit's partner", () => {
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 
-  it('with --platform: the report updates it sends to the mock platform pass too', async () => {
+  it('with --mock: the report updates it sends to the mock platform pass too', async () => {
     const started = performance.now();
     const run = await runConformance({
-      platform: {
+      mock: {
         codename: 'kit-conformance',
         // The partner learns the mock's address and its secret only once the mock runs: start it then.
         ready: async (settings) => {
