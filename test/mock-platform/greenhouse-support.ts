@@ -24,9 +24,9 @@ export interface Received {
 
 /**
  * A partner that follows docs/greenhouse.md, on a port of its own: it checks the Basic key,
- * lists two tests, answers send_test with a new partner_interview_id and then PATCHes the
- * `url` it was given (as the kit does once the candidate has finished), answers test_status with
- * what the test sets (`status`), and takes response_error. It records every call it receives and
+ * lists two tests, answers send_test with a new partner_interview_id (and, with `patchAfterSend`,
+ * then PATCHes the `url` it was given, as the kit does once the candidate has finished), answers
+ * test_status, and takes response_error. A test changes an answer through `state`. It records every call it receives and
  * the PATCHes' answers.
  */
 export async function fakeGreenhousePartner(options: { key?: string; patchAfterSend?: boolean } = {}) {
@@ -34,6 +34,13 @@ export async function fakeGreenhousePartner(options: { key?: string; patchAfterS
   const received: Received[] = [];
   const patches: { url: string; status: number }[] = [];
   const state = {
+    /** list_tests' answer. */
+    tests: [
+      { partner_test_id: '12345', partner_test_name: 'JavaScript fundamentals' },
+      { partner_test_id: '12346', partner_test_name: 'SQL basics' },
+    ] as unknown,
+    /** send_test's answer; by default a new partner_interview_id. */
+    sendAnswer: undefined as unknown,
     status: {
       partner_status: 'complete',
       partner_score: 80,
@@ -50,14 +57,11 @@ export async function fakeGreenhousePartner(options: { key?: string; patchAfterS
     next();
   });
   app.get('/greenhouse/list_tests', (_req, res) => {
-    res.json([
-      { partner_test_id: '12345', partner_test_name: 'JavaScript fundamentals' },
-      { partner_test_id: '12346', partner_test_name: 'SQL basics' },
-    ]);
+    res.json(state.tests);
   });
   app.post('/greenhouse/send_test', (req, res) => {
     const url = (req.body as { url: string }).url;
-    res.json({ partner_interview_id: randomUUID() });
+    res.json(state.sendAnswer ?? { partner_interview_id: randomUUID() });
     if (options.patchAfterSend) {
       res.once('finish', () => {
         void patch(url, key).then((status) => patches.push({ url, status }));

@@ -198,6 +198,36 @@ describe('a malformed test_status answer', () => {
   });
 });
 
+describe('malformed answers to the other calls', () => {
+  it('send_test without a partner_interview_id: reported, and the test is shown as not sent; a PATCH for it is a 404', async () => {
+    partner.state.sendAnswer = { id: 7 };
+    await pickFirstTest(mock);
+    const sent = await submit(mock, `/greenhouse/companies/${INITECH}/candidates/${KATHERINE}/send`, { stage_id: String(TAKE_HOME_STAGE) });
+    expect(partner.calls('response_error').map((c) => c.body)).toEqual([
+      {
+        api_call: 'send_test',
+        errors: ['partner_interview_id is required'],
+        partner_test_id: '12345',
+        partner_test_name: 'JavaScript fundamentals',
+        candidate_email: 'katherine@example.com',
+      },
+    ]);
+    const page = await request(mock.url).get(sent.headers.location!).expect(200);
+    expect(page.text).toContain('Skill Check answered send_test with a malformed answer (reported with response_error): partner_interview_id is required');
+    expect(page.text).toContain('>not sent</span>');
+    const url = (partner.calls('send_test')[0]!.body as { url: string }).url;
+    expect(await patch(url, API_KEY)).toBe(404);
+  });
+
+  it('list_tests that is not an array of string pairs: reported, and no test is offered', async () => {
+    partner.state.tests = [{ partner_test_id: 12345, partner_test_name: 'JavaScript fundamentals' }];
+    const listed = await request(mock.url).get(`/greenhouse/companies/${INITECH}?list_tests=1`).expect(200);
+    expect(listed.text).toContain('answered list_tests with a malformed answer');
+    expect(listed.text).not.toContain('Use for Take-Home Test');
+    expect(partner.calls('response_error').map((c) => c.body)).toEqual([{ api_call: 'list_tests', errors: ['0.partner_test_id must be a string'] }]);
+  });
+});
+
 describe('faults on the PATCH route', () => {
   it('answers as configured, reads nothing, and lets the next PATCH through', async () => {
     const { id, url } = await sendTest();
