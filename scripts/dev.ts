@@ -297,10 +297,12 @@ export function banner(s: Sandbox): string {
     ...steps,
     '',
     s.greenhouse.ok
-      ? `Greenhouse: ${GREENHOUSE_COMPANY.name}, whose ATS is Greenhouse, calls ${s.partnerName}'s /greenhouse/ endpoints with the same token as its API key:`
+      ? `On Greenhouse, ${GREENHOUSE_COMPANY.name} has configured ${s.partnerName} (its /greenhouse/ endpoints, the same token as API key):`
       : `Configuring the Greenhouse company ${GREENHOUSE_COMPANY.name} failed: ${s.greenhouse.message}`,
-    `  ${greenhouseCompany}  (List tests, pick one for the Take-Home Test stage)`,
-    `  ${greenhouseCompany}/candidates/${GREENHOUSE_CANDIDATE.id}  (${GREENHOUSE_CANDIDATE.firstName} ${GREENHOUSE_CANDIDATE.lastName}: Send Test)`,
+    `  1. Open ${greenhouseCompany}, click "List tests" and pick one for the Take-Home Test stage.`,
+    `  2. Open ${greenhouseCompany}/candidates/${GREENHOUSE_CANDIDATE.id} (${GREENHOUSE_CANDIDATE.firstName} ${GREENHOUSE_CANDIDATE.lastName}) and click "Send Test".`,
+    '  3. Take the test from the invitation: the partner PATCHes the mock, which reads test_status and',
+    '     shows the score, the results link and the metadata ("Check status now" reads it again).',
     '',
     'Ctrl-C stops both servers.',
     '',

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
 import { parseOr422 } from '../../lib/http/validate.js';
@@ -58,7 +58,7 @@ export function greenhouseRouter(deps: {
     res.status(200).end();
   });
 
-  const companyId = (req: Parameters<RequestHandler>[0]) => {
+  const companyId = (req: Request) => {
     const id = idParam(req, 'companyId');
     if (id === undefined) throw notFound('Unknown company');
     return greenhouse.company(id).id;
