@@ -12,7 +12,7 @@ export const PartnerInput = z.object({
   name: z.string().trim().min(1, 'is required').max(200),
   api_key: z.string().trim().min(1, 'is required').max(500),
   base_url: z
-    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+    .url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? 'is required' : 'must be an absolute http(s) URL') })
     .max(2000)
     .refine((u) => {
       const url = new URL(u);
