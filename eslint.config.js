@@ -4,6 +4,12 @@ import tseslint from 'typescript-eslint';
 
 /** Imports that would cross from one half of the kit into the other (see docs/architecture in the README). */
 const boundary = (message, ...groups) => ['error', { patterns: [{ group: groups, message }] }];
+/** Several boundaries in one rule (a later rule for the same files replaces an earlier one). */
+const boundaries = (...rules) => ['error', { patterns: rules.map(([message, groups]) => ({ group: groups, message })) }];
+
+const PARTNER_ONLY = 'The partner is deployed without the mock platform (nor the conformance checker, which starts it, nor the test harness).';
+const NOT_IN_PARTNER = ['**/mock-platform/**', '**/conformance/**', '**/testing/**'];
+const COMPOSITION_ROOT = ['assemble.ts', 'start.ts', 'index.ts', 'server.ts', 'config.ts', 'openapi.ts', 'provider/module.ts'].map((f) => `src/partner/${f}`);
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'bench-results/'] },
@@ -37,15 +43,42 @@ export default tseslint.config(
   // belong to neither half; the conformance checker knows the partner only over HTTP.
   {
     files: ['src/partner/**'],
+    rules: { 'no-restricted-imports': boundary(PARTNER_ONLY, ...NOT_IN_PARTNER) },
+  },
+  // The platforms: each is one folder of src/partner/platforms/ (its routes, its outbound client,
+  // its wire format). The core (accounts, invitations, outboxes, e-mail, pages, the provider seam)
+  // imports none of them: it knows a platform through platforms/platform.ts. Only the modules that
+  // put the partner together name them: assemble.ts and start.ts (through platforms/index.ts), the
+  // public entry, the server, the settings (config.ts parses every platform's), the OpenAPI
+  // document (it lists every route) and provider/module.ts (a vendor's module may carry a
+  // platform's options). And a platform never imports another.
+  {
+    files: ['src/partner/**'],
+    ignores: ['src/partner/platforms/**', ...COMPOSITION_ROOT],
     rules: {
-      'no-restricted-imports': boundary(
-        'The partner is deployed without the mock platform (nor the conformance checker, which starts it, nor the test harness).',
-        '**/mock-platform/**',
-        '**/conformance/**',
-        '**/testing/**',
+      'no-restricted-imports': boundaries(
+        [PARTNER_ONLY, NOT_IN_PARTNER],
+        [
+          'The core knows no platform: it reaches one through platforms/platform.ts (docs/platforms.md). Only the modules that put the partner together name platforms.',
+          ['**/platforms/*/**'],
+        ],
       ),
     },
   },
+  // At each depth of a platform's folder, an import that climbs to platforms/ and down again names
+  // another platform: `../greenhouse/…` from its top, `../../greenhouse/…` one folder down.
+  ...[1, 2, 3, 4].map((depth) => ({
+    files: [`src/partner/platforms/*/${'*/'.repeat(depth - 1)}${depth === 4 ? '**/' : ''}*`],
+    rules: {
+      'no-restricted-imports': boundaries(
+        [PARTNER_ONLY, NOT_IN_PARTNER],
+        [
+          "A platform's folder imports the core and its own files, never another platform (docs/platforms.md).",
+          [`${'../'.repeat(depth)}*/**`, `!${'../'.repeat(depth + 1)}**`, '**/platforms/*/**'],
+        ],
+      ),
+    },
+  })),
   {
     files: ['src/mock-platform/**'],
     rules: {

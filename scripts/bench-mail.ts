@@ -115,6 +115,8 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
           email: `candidate-${i}@example.com`,
           phone: null,
           extraInputs: {},
+          platform: 'hiring-platform',
+          platformData: {},
           },
           tx,
         );

@@ -1,7 +1,6 @@
 import express, { Router, type Express } from 'express';
 import type { DestinationStream } from 'pino';
 import type { AccountStore } from './accounts/store.js';
-import { registerCallbacks } from './callbacks/routes.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
@@ -21,19 +20,16 @@ import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
+import type { Platform, PlatformContext } from './platforms/platform.js';
 import type { Provider } from './provider/types.js';
 import type { ReportOutbox } from './reports/outbox.js';
 import type { VendorReports } from './results/reports.js';
 import { registerVendorResults } from './results/routes.js';
-import { registerWebhookReceiver } from './webhooks/receiver.js';
-import { webhookSecrets } from './webhooks/secrets.js';
 
 /** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
 export interface WebDeps {
-  links: InvitationLinks;
   publicUrl: string;
   admin: Config['admin'];
-  platform: { url: string; codename: string };
   mailSettings: Pick<Config['mail'], 'transport' | 'from'>;
   /** The vendor's name (PARTNER_NAME, else the manifest's): the pages' and the dashboard's header. */
   partnerName: string;
@@ -57,10 +53,9 @@ export type PartnerRoutes = (router: Router, context: { reports: VendorReports; 
 
 export interface AppDeps {
   /**
-   * Without `webhooks`, the webhook route only answers the platform's test request (no secrets);
-   * without `vendorResults.secret`, the results endpoint answers 401 "not configured".
+   * Without `vendorResults.secret`, the results endpoint answers 401 "not configured".
    */
-  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { webhooks?: Config['webhooks']; vendorResults?: Config['vendorResults'] };
+  config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'> & { vendorResults?: Config['vendorResults'] };
   sql: Sql;
   logger: Logger;
   /** Where `logger` writes, for the access log to write there too (standard output when not given). */
@@ -68,18 +63,39 @@ export interface AppDeps {
   clock: Clock;
   provider: Provider;
   core: PartnerCore;
+  /** The platforms the partner speaks: each mounts its routes (its callbacks, its webhooks) first. */
+  platforms: readonly Platform[];
+  /** The kit's signed links, for the pages and the platforms' answers. */
+  links: InvitationLinks;
   routes?: PartnerRoutes;
   onInvitationCreated?: (reportId: string) => void;
   /** Told when an e-mail or report update was queued, so the workers need not wait for their next poll. */
   onQueued?: () => void;
-  /** Told when a webhook event was stored, so the webhook processor need not wait for its next poll. */
-  onWebhookStored?: () => void;
+  /** Told when a platform queued work for one of its workers (`PlatformContext.kick`), so it need not wait for its next poll. */
+  kick?: (worker: string) => void;
   /** The pages and the dashboard; without them the app serves the platform's callbacks only. */
   web?: WebDeps;
 }
 
-/** Where the platform's callbacks are mounted: {PUBLIC_URL}/callbacks/… in the partner record. */
-const CALLBACKS_PATH = '/callbacks';
+/** What the platforms' routes and workers are given (`PlatformContext`): the core's parts. */
+export function platformContext(
+  deps: Pick<AppDeps, 'config' | 'sql' | 'clock' | 'logger' | 'provider' | 'core' | 'links' | 'onInvitationCreated' | 'kick'>,
+): PlatformContext {
+  const { sql, core } = deps;
+  return {
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    sql,
+    clock: deps.clock,
+    logger: deps.logger,
+    provider: deps.provider,
+    core,
+    links: deps.links,
+    // Sends arriving in one event-loop turn share one commit.
+    createInvitation: groupCommit(sql, (tx, input) => core.invitations.create(input, tx)),
+    onInvitationCreated: deps.onInvitationCreated,
+    kick: (worker) => deps.kick?.(worker),
+  };
+}
 
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
@@ -96,25 +112,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders());
   app.use(wellFormedPath);
 
-  registerCallbacks(app, CALLBACKS_PATH, {
-    accounts,
-    invitations,
-    createInvitation: groupCommit(sql, (tx, input) => invitations.create(input, tx)),
-    lifecycle,
-    provider,
-    bodyLimitBytes: config.bodyLimitBytes,
-    onInvitationCreated: deps.onInvitationCreated,
-  });
-
-  // The platform's webhooks: raw body and signature before anything else; handled after the answer.
-  registerWebhookReceiver(app, {
-    sql,
-    clock,
-    logger,
-    secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
-    bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
-    onStored: deps.onWebhookStored,
-  });
+  const context = platformContext(deps);
+  for (const platform of deps.platforms) {
+    const router = Router();
+    platform.mount(router, context);
+    app.use(router);
+  }
 
   // Results pushed by the vendor's product: raw body and signature first, like the webhooks.
   registerVendorResults(app, {
@@ -143,17 +146,17 @@ export function createApp(deps: AppDeps): Express {
 
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));
-    app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platform: web.platform, callbacksPath: CALLBACKS_PATH }));
+    app.use(homePage({ publicUrl: web.publicUrl, kind: provider.kind, platforms: deps.platforms }));
     const vendorName = web.partnerName;
-    app.use(candidatePages({ invitations, lifecycle, links: web.links, provider, logger, vendorName }));
-    app.use(resultsPage({ invitations, links: web.links, provider, logger, vendorName }));
+    app.use(candidatePages({ invitations, lifecycle, links: deps.links, provider, logger, vendorName }));
+    app.use(resultsPage({ invitations, links: deps.links, provider, logger, vendorName }));
     app.use(
       '/admin',
       dashboard({
         accounts,
         invitations,
         lifecycle,
-        links: web.links,
+        links: deps.links,
         reports,
         mail,
         provider,
@@ -161,7 +164,7 @@ export function createApp(deps: AppDeps): Express {
         clock,
         admin: web.admin,
         publicUrl: web.publicUrl,
-        platform: web.platform,
+        platforms: deps.platforms,
         mailSettings: web.mailSettings,
         vendorName,
         deliveriesWaiting: web.deliveriesWaiting,

@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { accountStore } from './accounts/store.js';
-import { createApp, type PartnerCore, type PartnerRoutes } from './app.js';
+import { createApp, platformContext, type PartnerCore, type PartnerRoutes } from './app.js';
 import type { Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from './config.js';
 import type { Sql } from '../lib/sql.js';
@@ -20,8 +20,7 @@ import type { Provider, ProviderKit, ProviderSource } from './provider/types.js'
 import { reportOutbox } from './reports/outbox.js';
 import { vendorReports } from './results/reports.js';
 import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './reports/worker.js';
-import type { WebhookHandler } from './webhooks/handlers/index.js';
-import { webhookProcessor } from './webhooks/processor.js';
+import { kitPlatforms, type Platform, type PlatformFactory } from './platforms/index.js';
 
 export interface AssembleDeps {
   /** The partner's database (`openPartnerDatabase`): SQLite, or PostgreSQL with DATABASE_URL. */
@@ -37,8 +36,8 @@ export interface AssembleDeps {
   dispatcher: DeliveryClient;
   /** The vendor's product: a provider, or a factory given the kit (its migrations applied first). */
   provider: ProviderSource;
-  /** By webhook event type; the kit's handlers (`defaultWebhookHandlers`) by default. */
-  webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  /** The platforms the partner speaks: `kitPlatforms()` (platforms/index.ts) when not given. */
+  platforms?: readonly PlatformFactory[];
   /** Routes of the fork's own, mounted after the kit's. */
   routes?: PartnerRoutes;
   deliveryTimeouts?: DeliveryTimeouts;
@@ -46,8 +45,8 @@ export interface AssembleDeps {
   onInvitationCreated?: () => void;
   /** Called after something was queued for the mail sender or the delivery worker. */
   wake?: () => void;
-  /** Called after a webhook event was stored for the webhook processor. */
-  onWebhookStored?: () => void;
+  /** Called when a platform queued work for one of its own workers (by its name: `webhook processor`). */
+  kick?: (worker: string) => void;
   /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
   pause?: Pause;
 }
@@ -62,7 +61,9 @@ export function partnerCore(
   clock: Clock,
   options: {
     kind: PartnerKind;
-    links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
+    links?: Pick<InvitationLinks, 'resultsUrl'>;
+    /** By platform name, whether the invitation e-mail waits for its first acceptance (`Platform.emailAfterAcceptance`). */
+    emailAfterAcceptance?: (platform: string) => boolean;
     wake?: () => void;
     /** Whether the provider has a cancel hook: cancels then queue the call to it (lifecycle.ts). */
     hasCancelHook?: () => boolean;
@@ -81,6 +82,7 @@ export function partnerCore(
     links: options.links,
     wake: options.wake,
     hasCancelHook: options.hasCancelHook,
+    emailAfterAcceptance: options.emailAfterAcceptance,
   });
   return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
 }
@@ -108,16 +110,28 @@ export async function buildProvider(source: ProviderSource, kit: ProviderKit): P
  * The partner's parts, wired — the one place they are: the provider, the stores and lifecycle
  * (`partnerCore`), the app, and the workers that run after the platform has had its answer — the
  * invitation starter, the product canceller, the mail sender, the report delivery worker and the
- * webhook processor.
+ * platforms' own (the hiring platform's webhook processor).
  * `startPartner` runs the workers in background loops; tests call their `runOnce` with a fake clock.
  */
 export async function assemble(config: Config, deps: AssembleDeps) {
   const { sql, logger, clock, publicUrl } = deps;
   const links = invitationLinks({ ...config.links, publicUrl, clock });
+  const platforms = new Map<string, Platform>();
+  for (const make of deps.platforms ?? kitPlatforms()) {
+    const platform = make({ config, publicUrl });
+    if (platforms.has(platform.name)) throw new Error(`Two platforms are named "${platform.name}"`);
+    platforms.set(platform.name, platform);
+  }
   // The provider is built after the core (a factory is handed the core's results API); the
   // lifecycle asks for its cancel hook only at a cancel, once it exists.
   let built: Provider | undefined;
-  const core = partnerCore(sql, clock, { kind: config.kind, links, wake: deps.wake, hasCancelHook: () => built?.cancelInvitation !== undefined });
+  const core = partnerCore(sql, clock, {
+    kind: config.kind,
+    links,
+    wake: deps.wake,
+    hasCancelHook: () => built?.cancelInvitation !== undefined,
+    emailAfterAcceptance: (name) => platforms.get(name)?.emailAfterAcceptance ?? true,
+  });
   const { invitations, reports, mail, lifecycle } = core;
   const provider = (built = await buildProvider(deps.provider, {
     sql,
@@ -168,21 +182,12 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     clock,
     logger,
     dispatcher: deps.dispatcher,
-    platform: config.platform,
+    platforms,
     timeouts: deps.deliveryTimeouts,
     random: deps.random,
     leaseMs: config.jobLeaseMs,
     recordAnswer: lifecycle.platformAnswered,
     onRecorded: lifecycle.wake,
-  });
-  const webhooks = webhookProcessor({
-    sql,
-    clock,
-    logger,
-    random: deps.random,
-    handlers: deps.webhookHandlers,
-    leaseMs: config.jobLeaseMs,
-    cancelInvitation: (reportId) => lifecycle.cancel(reportId, 'platform'),
   });
   const app = createApp({
     config,
@@ -192,19 +197,23 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     clock,
     provider,
     core,
+    platforms: [...platforms.values()],
+    links,
     routes: deps.routes,
     onInvitationCreated: deps.onInvitationCreated,
     onQueued: deps.wake,
-    onWebhookStored: deps.onWebhookStored,
+    kick: deps.kick,
     web: {
-      links,
       publicUrl,
       admin: config.admin,
-      platform: { url: config.platform.url, codename: config.platform.codename },
       mailSettings: config.mail,
       partnerName: config.partnerName,
       deliveriesWaiting: () => worker.waiting(),
     },
   });
-  return { app, links, provider, ...core, starter, canceller, sender, worker, webhooks };
+  // The platforms' own background work (the hiring platform's webhook processor), run beside the kit's.
+  const platformWorkers = [...platforms.values()].flatMap((platform) =>
+    platform.workers?.(platformContext({ config, sql, clock, logger, provider, core, links, kick: deps.kick })) ?? [],
+  );
+  return { app, links, provider, platforms, ...core, starter, canceller, sender, worker, platformWorkers };
 }

@@ -3,7 +3,7 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { isBareAddress } from './mail/transport.js';
-import { WebhookSecretsSetting } from './webhooks/secrets.js';
+import { WebhookSecretsSetting } from './platforms/hiring-platform/webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';

@@ -37,9 +37,9 @@ export { InvalidResultError, type VendorReports, type VendorResult, type ReportO
 export { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../contract/vendor-signature.js';
 export { VENDOR_RESULTS_PATH } from './results/routes.js';
 export type { PartnerRoutes } from './app.js';
-export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './webhooks/handlers/index.js';
-export type { WebhookHandler, HandlerContext, CancelInvitation } from './webhooks/handlers/index.js';
-export type { ReceivedEvent } from './webhooks/inbox.js';
+export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './platforms/hiring-platform/webhooks/handlers/index.js';
+export type { WebhookHandler, HandlerContext, CancelInvitation } from './platforms/hiring-platform/webhooks/handlers/index.js';
+export type { ReceivedEvent } from './platforms/hiring-platform/webhooks/inbox.js';
 export type { PartnerKind } from '../contract/decisions.js';
 // The kit's own provider, the built-in quiz: what src/provider/index.ts hands on until a fork replaces it.
 export { demoProvider } from './provider/demo/index.js';

@@ -17,7 +17,7 @@ import {
 import { signWebhookBody } from '../contract/signature.js';
 import { ResultBody } from './results/routes.js';
 import { VENDOR_SIGNATURE_HEADER, signVendorResult } from '../contract/vendor-signature.js';
-import { WEBHOOK_PATH } from './webhooks/receiver.js';
+import { WEBHOOK_PATH } from './platforms/hiring-platform/webhooks/receiver.js';
 
 /**
  * The partner's HTTP API as an OpenAPI 3.1 document, served unauthenticated at `GET /openapi.json`:

@@ -15,7 +15,9 @@ import { createMailer, type Mailer } from './mail/transport.js';
 import type { ProviderSource } from './provider/types.js';
 import type { VendorReports } from './results/reports.js';
 import { deliveryAgent, type DeliveryTimeouts } from './reports/worker.js';
-import type { WebhookHandler } from './webhooks/handlers/index.js';
+import type { WebhookHandler } from './platforms/hiring-platform/webhooks/handlers/index.js';
+import { kitPlatforms, type PlatformFactory } from './platforms/index.js';
+import { wakeups } from './jobs/wakeups.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
 import { EX_CONFIG, exitOnStartupError, listenFailure } from '../lib/cli.js';
@@ -39,6 +41,11 @@ export interface StartOptions {
   provider: ProviderSource;
   /** By webhook event type; `defaultWebhookHandlers` when not given. Spread them to add or replace one. */
   webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
+  /**
+   * The platforms the partner speaks; `kitPlatforms({ webhookHandlers })` (platforms/index.ts) when
+   * not given. A fork adds its own platform's folder here (docs/platforms.md).
+   */
+  platforms?: readonly PlatformFactory[];
   /** Routes of your own (a callback of your product, say), mounted after the kit's. */
   routes?: PartnerRoutes;
   /** For tests. */
@@ -105,13 +112,11 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
   const ownDispatcher = overrides.dispatcher ? undefined : deliveryAgent();
   const mailer = overrides.mailer ?? createMailer(config.mail);
   const intervalMs = overrides.pollIntervalMs ?? 1000;
-  // The loops need the parts and the parts need to wake the loops: `wake` is bound once both exist.
-  let wakeAll = () => {};
-  let kickStarter = () => {};
-  let kickWebhooks = () => {};
-  let partner: Awaited<ReturnType<typeof assemble>>;
-  try {
-    partner = await assemble(config, {
+  // The parts queue work and kick the loop that does it, by name; the loops answer once started.
+  const loops = wakeups();
+  const wakeAll = () => ['product canceller', 'mail sender', 'report delivery'].forEach(loops.kick);
+  const assembled = async () => {
+    const parts = await assemble(config, {
       sql,
       logger,
       logDestination: logStream,
@@ -121,16 +126,16 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       dispatcher: overrides.dispatcher ?? ownDispatcher!,
       deliveryTimeouts: overrides.deliveryTimeouts,
       provider: options.provider,
-      webhookHandlers: options.webhookHandlers,
+      platforms: options.platforms ?? kitPlatforms({ webhookHandlers: options.webhookHandlers }),
       routes: options.routes,
-      onInvitationCreated: () => kickStarter(),
-      wake: () => wakeAll(),
-      onWebhookStored: () => kickWebhooks(),
+      onInvitationCreated: () => loops.kick('invitation starter'),
+      wake: wakeAll,
+      kick: loops.kick,
       // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
       pause: requestsFirst(server),
     });
     if (config.demoSeed) {
-      const seeded = await seedDemoAccount(sql, partner.accounts, partner.provider.catalog);
+      const seeded = await seedDemoAccount(sql, parts.accounts, parts.provider.catalog);
       if (seeded) {
         // The token is a credential: it goes to a file only its owner can read, never to the log.
         const file = demoTokenFile(config.databasePath);
@@ -140,38 +145,36 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
         logger.info({ accountId: seeded.accountId, tokenFile: file }, 'demo account created');
       }
     }
-  } catch (err) {
+    return parts;
+  };
+  const partner = await assembled().catch(async (err: unknown) => {
     // A provider that cannot start (a bad setting of its own) stops start-up like a bad setting of the kit's.
     await new Promise((resolve) => server.close(resolve));
     mailer.close();
     await ownDispatcher?.close();
     await database.close();
     throw err;
-  }
-  const startLoop = backgroundLoop('invitation starter', (stopping) => partner.starter.runOnce(stopping), { logger, intervalMs });
-  // Only a provider with a cancel hook has cancels to tell its product of.
-  const cancelLoop = partner.provider.cancelInvitation
-    ? backgroundLoop('product canceller', (stopping) => partner.canceller.runOnce(stopping), { logger, intervalMs })
-    : undefined;
-  const mailLoop = backgroundLoop('mail sender', (stopping) => partner.sender.runOnce(stopping), { logger, intervalMs });
-  const deliveryLoop = backgroundLoop('report delivery', (stopping) => partner.worker.runOnce(stopping), { logger, intervalMs });
-  const webhookLoop = backgroundLoop('webhook processor', (stopping) => partner.webhooks.runOnce(stopping), { logger, intervalMs });
-  kickStarter = () => startLoop.kick();
-  kickWebhooks = () => webhookLoop.kick();
-  wakeAll = () => {
-    cancelLoop?.kick();
-    mailLoop.kick();
-    deliveryLoop.kick();
+  });
+  const loop = (name: string, run: (stopping: AbortSignal) => Promise<unknown>) => {
+    const running = backgroundLoop(name, run, { logger, intervalMs });
+    loops.answer(name, running);
+    return running;
   };
+  const running = [
+    loop('invitation starter', (stopping) => partner.starter.runOnce(stopping)),
+    // Only a provider with a cancel hook has cancels to tell its product of.
+    ...(partner.provider.cancelInvitation ? [loop('product canceller', (stopping) => partner.canceller.runOnce(stopping))] : []),
+    loop('mail sender', (stopping) => partner.sender.runOnce(stopping)),
+    loop('report delivery', (stopping) => partner.worker.runOnce(stopping)),
+    ...partner.platformWorkers.map((worker) => loop(worker.name, (stopping) => worker.runOnce(stopping))),
+  ];
   const waiting = partner.worker.waiting();
   if (waiting) logger.warn(waiting);
   const { app, worker } = partner;
 
   serve(app);
   // Whatever the last run left behind (a crash, a restart) is picked up at once.
-  startLoop.kick();
-  webhookLoop.kick();
-  wakeAll();
+  for (const each of running) each.kick();
   logger.info({ port, publicUrl }, 'partner server listening');
 
   let closing: Promise<void> | undefined;
@@ -183,7 +186,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       // stays in the database for the next start. In-flight deliveries are abandoned: their
       // updates stay pending.
       worker.stop();
-      const loopsStopped = Promise.all([startLoop.stop(), cancelLoop?.stop(), mailLoop.stop(), deliveryLoop.stop(), webhookLoop.stop()]);
+      const loopsStopped = Promise.all(running.map((each) => each.stop()));
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response goes out; close them as they do.

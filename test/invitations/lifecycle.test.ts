@@ -47,9 +47,12 @@ describe('invitation lifecycle', () => {
     ]);
     const [first] = await updates(body.report_id);
     expect(first!.status).toBe('pending');
-    expect(Object.keys(first!.body)).toEqual(['urls']);
-    expect(first!.body.urls.cancel).toBe(`${h.publicUrl}/callbacks/reports/${body.report_id}/cancel`);
-    expect(first!.body.urls.show).toMatch(new RegExp(`^${h.publicUrl}/results\\?token=`));
+    // The kit's words: the invitation started, with the results page; the platform's request adds
+    // its cancel URL (test/reports/delivery.test.ts).
+    expect(Object.keys(first!.body)).toEqual(['started', 'urls']);
+    expect(first!.body.started).toBe(true);
+    expect(Object.keys(first!.body.urls!)).toEqual(['show']);
+    expect(first!.body.urls!.show).toMatch(new RegExp(`^${h.publicUrl}/results\\?token=`));
     expect(h.wakes()).toBeGreaterThan(0);
   });
 
@@ -114,7 +117,7 @@ describe('invitation lifecycle', () => {
     expect(await h.rows('SELECT status FROM mail_outbox')).toEqual([{ status: 'skipped' }]);
     expect(await h.mails()).toHaveLength(0);
     expect((await updates(body.report_id)).map((u) => u.body)).toEqual([
-      { urls: expect.any(Object) },
+      { started: true, urls: expect.any(Object) },
       { status: 'canceled' },
     ]);
   });

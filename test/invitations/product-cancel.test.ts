@@ -105,7 +105,7 @@ describe("the provider's cancel hook", () => {
     const { product, reportId } = await started();
     const event = candidateEvent('candidate_moved', 'disqualified', 17, { details: { to_stage: { id: 3, name: 'Interview' } } });
     await h.http().post(`/webhooks/platform/${COMPANY}`).set(signed(event)).send(event).expect(200);
-    expect(await h.webhooks.runOnce()).toBe(1);
+    expect(await h.platformWorkers.find((w) => w.name === 'webhook processor')!.runOnce()).toBe(1);
     expect((await h.row('SELECT status FROM invitations WHERE report_id = ?', reportId))!.status).toBe('canceled');
     await h.canceller.runOnce();
     expect(product.calls.map((c) => [c.reportId, c.canceledBy])).toEqual([[reportId, 'platform']]);

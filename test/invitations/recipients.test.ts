@@ -92,6 +92,8 @@ describe('the invitation e-mail recipient', () => {
             email,
             phone: null,
             extraInputs: {},
+            platform: 'hiring-platform',
+            platformData: {},
           });
           rendered.length = 0;
           envelopes.length = 0;

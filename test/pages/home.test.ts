@@ -43,13 +43,19 @@ describe("the partner's root URL", () => {
       server: 'partner',
       kind: 'assessment',
       public_url: url,
-      callbacks: {
-        validate_token: `${url}/callbacks/validate_token`,
-        tests: `${url}/callbacks/tests`,
-        send_candidate: `${url}/callbacks/send_candidate`,
-        cancel: `${url}/callbacks/reports/{report_id}/cancel`,
+      platforms: {
+        'hiring-platform': {
+          label: 'Hiring platform',
+          endpoints: {
+            validate_token: `${url}/callbacks/validate_token`,
+            tests: `${url}/callbacks/tests`,
+            send_candidate: `${url}/callbacks/send_candidate`,
+            cancel: `${url}/callbacks/reports/{report_id}/cancel`,
+            webhooks: `${url}/webhooks/platform/{company_id}`,
+          },
+          settings: { integrations_url: expect.any(String), codename: expect.any(String) },
+        },
       },
-      webhooks: `${url}/webhooks/platform/{company_id}`,
       dashboard: `${url}/admin`,
       health: `${url}/healthz`,
     });

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/lib/http/logger.js';
 import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { partnerCore } from '../../src/partner/assemble.js';
-import { demoOn } from '../support/partner.js';
+import { appPlatforms, demoOn } from '../support/partner.js';
 
 function capture() {
   const lines: string[] = [];
@@ -55,6 +55,7 @@ describe('access log', () => {
       clock: systemClock,
       provider: await demoOn(sql),
       core: partnerCore(sql, systemClock, { kind: 'assessment' }),
+      ...appPlatforms(),
     });
     await request(app).get('/callbacks/tests?company_id=secret-query').set('Authorization', 'Bearer ptk_not_a_real_token').expect(401);
     const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
@@ -109,6 +110,7 @@ describe('log format', () => {
       clock: systemClock,
       provider: await demoOn(sql),
       core: partnerCore(sql, systemClock, { kind: 'assessment' }),
+      ...appPlatforms(),
     });
     await request(app).get('/healthz').expect(200);
     db.close();

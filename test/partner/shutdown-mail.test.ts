@@ -62,6 +62,8 @@ async function seedPendingMail(settings: { DATABASE_PATH: string; DATABASE_URL?:
             email: `candidate-${i}@example.com`,
             phone: null,
             extraInputs: {},
+            platform: 'hiring-platform',
+            platformData: {},
           },
           tx,
         );

@@ -94,3 +94,45 @@ describe('the import boundaries between the halves', () => {
     expect(await restrictedImports('src/contract/x.ts', code)).toHaveLength(1);
   });
 });
+
+describe('the platforms', () => {
+  it('keeps the core from importing a platform: it knows one through platforms/platform.ts', async () => {
+    for (const [file, code] of [
+      ['src/partner/invitations/x.ts', "export { hiringPlatform } from '../platforms/hiring-platform/index.js';\n"],
+      ['src/partner/pages/x.ts', "export { WEBHOOK_PATH } from '../platforms/hiring-platform/webhooks/receiver.js';\n"],
+      ['src/partner/reports/x.ts', "export { statusOf } from '../platforms/greenhouse/status.js';\n"],
+      ['src/partner/app.ts', "export { registerCallbacks } from './platforms/hiring-platform/callbacks.js';\n"],
+    ]) {
+      expect(await restrictedImports(file!, code!), `${file}: ${code}`).toEqual([expect.stringContaining('The core knows no platform')]);
+    }
+    const seam = "export type { Platform } from '../platforms/platform.js';\n";
+    expect(await restrictedImports('src/partner/reports/x.ts', seam)).toEqual([]);
+    // The modules that put the partner together name them.
+    expect(await restrictedImports('src/partner/assemble.ts', "export { kitPlatforms } from './platforms/index.js';\n")).toEqual([]);
+    expect(await restrictedImports('src/partner/index.ts', "export { hiringPlatform } from './platforms/hiring-platform/index.js';\n")).toEqual([]);
+  });
+
+  it('keeps a platform from importing another, at every depth of its folder, and lets it import the core and its own files', async () => {
+    for (const [file, code] of [
+      ['src/partner/platforms/greenhouse/x.ts', "export { registerCallbacks } from '../hiring-platform/callbacks.js';\n"],
+      ['src/partner/platforms/hiring-platform/x.ts', "export { statusOf } from '../greenhouse/status.js';\n"],
+      ['src/partner/platforms/hiring-platform/webhooks/x.ts', "export { statusOf } from '../../greenhouse/status.js';\n"],
+      ['src/partner/platforms/hiring-platform/webhooks/handlers/x.ts', "export { statusOf } from '../../../greenhouse/status.js';\n"],
+      ['src/partner/platforms/third/a/b/c/x.ts', "export { statusOf } from '../../../../greenhouse/status.js';\n"],
+    ]) {
+      expect(await restrictedImports(file!, code!), `${file}: ${code}`).toEqual([expect.stringContaining('never another platform')]);
+    }
+    const allowed =
+      "export type { Platform } from '../platform.js';\n" +
+      "export { invitationLinks } from '../../invitations/links.js';\n" +
+      "export { isoAt } from '../../../lib/clock.js';\n" +
+      "export { statusOf } from './status.js';\n";
+    expect(await restrictedImports('src/partner/platforms/greenhouse/x.ts', allowed)).toEqual([]);
+    const deeper = "export { Platform } from '../../platform.js';\nexport { isoAt } from '../../../../lib/clock.js';\nexport { x } from '../inbox.js';\n";
+    expect(await restrictedImports('src/partner/platforms/hiring-platform/webhooks/handlers/x.ts', deeper.replace('../../platform.js', '../../../platform.js'))).toEqual([]);
+    // The halves' boundary still holds in a platform's folder.
+    expect(await restrictedImports('src/partner/platforms/greenhouse/x.ts', "export { SEED_COMPANIES } from '../../../mock-platform/seed.js';\n")).toEqual([
+      expect.stringContaining('deployed without the mock'),
+    ]);
+  });
+});

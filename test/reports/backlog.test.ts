@@ -6,7 +6,7 @@ import { sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { reportOutbox } from '../../src/partner/reports/outbox.js';
-import { webhookInbox } from '../../src/partner/webhooks/inbox.js';
+import { webhookInbox } from '../../src/partner/platforms/hiring-platform/webhooks/inbox.js';
 
 /**
  * The queues after the platform was away a while: tens of thousands of rows waiting. Each query the
@@ -62,6 +62,8 @@ async function backlog(sql: Sql, n: number): Promise<string[]> {
         email: `ada${i}@example.com`,
         phone: null,
         extraInputs: {},
+        platform: 'hiring-platform',
+        platformData: {},
       }, tx);
       await reports.enqueue(tx, reportId, { urls: { show: `http://127.0.0.1:3000/results?r=${i}` } });
     }

@@ -64,6 +64,8 @@ describe('the signing example of docs/results-endpoint.md', () => {
       email: 'ada@example.com',
       phone: null,
       extraInputs: {},
+      platform: 'hiring-platform',
+      platformData: {},
     });
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', curlExample()], {
       env: { ...process.env, VENDOR_RESULTS_SECRET: SECRET, PARTNER_URL: partner.publicUrl, REPORT_ID: reportId },

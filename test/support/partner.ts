@@ -11,6 +11,9 @@ import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
 import { freshDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
+import { loadConfig } from '../../src/partner/config.js';
+import { invitationLinks } from '../../src/partner/invitations/links.js';
+import { kitPlatforms } from '../../src/partner/platforms/index.js';
 import type { InvitationStore } from '../../src/partner/invitations/store.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
@@ -35,6 +38,18 @@ export function demoOn(
     candidateUrl: options.candidateUrl ?? ((id) => `http://partner.test/take/${id}`),
     reports: partnerCore(sql, clock, { kind }).results,
   });
+}
+
+/**
+ * What `createApp` needs besides the core when a test builds the app by hand: the kit's platforms
+ * (their routes: the callbacks, the webhooks) and its links, from the default settings.
+ */
+export function appPlatforms(clock: Clock = systemClock, publicUrl = 'http://partner.test') {
+  const config = loadConfig({});
+  return {
+    platforms: kitPlatforms().map((make) => make({ config, publicUrl })),
+    links: invitationLinks({ ...config.links, publicUrl, clock }),
+  };
 }
 
 /** A clock tests move by hand. */
@@ -98,6 +113,7 @@ export async function partnerHarness(
     clock,
     provider,
     core,
+    ...appPlatforms(clock),
   });
   const accounts: AccountStore = core.accounts;
   return {

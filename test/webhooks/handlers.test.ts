@@ -9,7 +9,7 @@ import { dollars, ON_POSTGRES } from '../support/database.js';
 import { capturedLogger } from '../support/log.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
-import { MAX_HANDLER_ATTEMPTS } from '../../src/partner/webhooks/processor.js';
+import { MAX_HANDLER_ATTEMPTS } from '../../src/partner/platforms/hiring-platform/webhooks/processor.js';
 import { COMPANY, candidateEvent, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
 
 let partner: PartnerWebhooks;
@@ -266,7 +266,7 @@ describe('webhook handlers', () => {
     const [reportId] = await partner.invite(COMPANY, [17]);
     await deliver(candidateEvent('candidate_moved', 'disqualified', 17, {}, 9070));
     // A new processor over the same database, as after a restart.
-    const { webhookProcessor } = await import('../../src/partner/webhooks/processor.js');
+    const { webhookProcessor } = await import('../../src/partner/platforms/hiring-platform/webhooks/processor.js');
     const { invitationLifecycle } = await import('../../src/partner/invitations/lifecycle.js');
     const { mailOutbox } = await import('../../src/partner/mail/outbox.js');
     const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.sql, partner.clock) });

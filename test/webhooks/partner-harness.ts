@@ -15,9 +15,9 @@ import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js'
 import { invitationStore, type InvitationStore } from '../../src/partner/invitations/store.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
 import { reportOutbox, type ReportOutbox } from '../../src/partner/reports/outbox.js';
-import type { WebhookHandler } from '../../src/partner/webhooks/handlers/index.js';
-import { webhookProcessor, type WebhookProcessor } from '../../src/partner/webhooks/processor.js';
-import { registerWebhookReceiver } from '../../src/partner/webhooks/receiver.js';
+import type { WebhookHandler } from '../../src/partner/platforms/hiring-platform/webhooks/handlers/index.js';
+import { webhookProcessor, type WebhookProcessor } from '../../src/partner/platforms/hiring-platform/webhooks/processor.js';
+import { registerWebhookReceiver } from '../../src/partner/platforms/hiring-platform/webhooks/receiver.js';
 import { fakeClock, type FakeClock } from './mock-harness.js';
 
 export const COMPANY = 1;
@@ -125,6 +125,8 @@ export async function partnerWebhooks(
           email: `candidate-${candidateId}@example.com`,
           phone: '+44 20 7946 0000',
           extraInputs: { admin: { id: 1, name: 'Riley Recruiter', email: 'riley@acme.example' } },
+          platform: 'hiring-platform',
+          platformData: {},
         });
         reportIds.push(reportId);
       }

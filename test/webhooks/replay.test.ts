@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WebhookHandler } from '../../src/partner/webhooks/handlers/index.js';
+import type { WebhookHandler } from '../../src/partner/platforms/hiring-platform/webhooks/handlers/index.js';
 import { COMPANY, envelope, partnerWebhooks, signed, type PartnerWebhooks } from './partner-harness.js';
 
 // How many times copies of one event arrive side by side (32 requests in flight, shuffled) does

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookSecretsSetting, webhookSecrets } from '../../src/partner/webhooks/secrets.js';
+import { WebhookSecretsSetting, webhookSecrets } from '../../src/partner/platforms/hiring-platform/webhooks/secrets.js';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);

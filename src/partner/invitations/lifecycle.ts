@@ -1,13 +1,13 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { PartnerKind, ReportStatus } from '../../contract/decisions.js';
-import { ReportUpdate } from '../../contract/schemas.js';
 import type { Sql } from '../../lib/sql.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { ProviderResult, ResultDetail } from '../provider/types.js';
 import type { ReportOutbox } from '../reports/outbox.js';
 import type { InvitationLinks } from './links.js';
 import type { Invitation } from './store.js';
+import { InvitationUpdate } from './update.js';
 
 export type CancelOutcome = 'canceled' | 'already_canceled' | 'completed' | 'failed' | 'unknown';
 
@@ -48,7 +48,9 @@ const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by
  * candidate (mail_outbox). The workers that send them run later; a crash at any point leaves
  * either the change and its announcements, or neither.
  *
- *   start     → report urls.show + urls.cancel (the report's first update)
+ *   start     → the report's first update (`started`, urls.show), and the invitation e-mail when
+ *               the invitation's platform does not wait for it to accept that update
+ *               (`Platform.emailAfterAcceptance`)
  *   accepted  → the platform accepted a report update for the first time: the invitation e-mail
  *               (the platform first, `reportKnown` in reports/policy.ts: never an e-mail for a
  *               report the platform does not know)
@@ -77,7 +79,12 @@ export function invitationLifecycle(deps: {
    * Without links (an app that serves the callbacks only, with no workers), updates carry no URLs
    * and a start queues no first update, so nothing is e-mailed either.
    */
-  links?: Pick<InvitationLinks, 'resultsUrl' | 'cancelUrl'>;
+  links?: Pick<InvitationLinks, 'resultsUrl'>;
+  /**
+   * Whether a platform (`invitations.platform`) must accept the report's first update before the
+   * invitation e-mail goes (`Platform.emailAfterAcceptance`); all do when not given.
+   */
+  emailAfterAcceptance?: (platform: string) => boolean;
   /** Told after a commit that queued something, so the workers need not wait for their next poll. */
   wake?: () => void;
   /**
@@ -98,20 +105,20 @@ export function invitationLifecycle(deps: {
   const statusOf = async (tx: Sql, reportId: string) =>
     (await tx.get<{ status: ReportStatus }>('SELECT status FROM invitations WHERE report_id = $1', [reportId]))?.status;
 
-  // Parsed with the wire schema before it is queued: an update the platform would refuse (a score
-  // over 5 characters, say) fails here, with the change, rather than as a dead letter later.
-  const queue = (tx: Sql, reportId: string, body: ReportUpdate) => reports.enqueue(tx, reportId, ReportUpdate.parse(body));
+  // Checked before it is queued: an update no platform would take (a score over 5 characters, say)
+  // fails here, with the change, rather than as a dead letter later.
+  const queue = (tx: Sql, reportId: string, body: InvitationUpdate) => reports.enqueue(tx, reportId, InvitationUpdate.parse(body));
 
   /** `tx`: a transaction to start in (the starter records a batch of starts in one); else its own. */
   const start = (reportId: string, candidateUrl: string, tx?: Sql): Promise<boolean> => {
     const inside = async (t: Sql) => {
       const now = isoAt(clock.now());
-      const started = await t.run(
+      const started = await t.get<{ platform: string }>(
         `UPDATE invitations SET started_at = $1, candidate_url = $2, start_error = NULL, updated_at = $1
-          WHERE report_id = $3 AND started_at IS NULL AND status = 'sent'`,
+          WHERE report_id = $3 AND started_at IS NULL AND status = 'sent' RETURNING platform`,
         [now, candidateUrl, reportId],
       );
-      if (started.changes === 0) {
+      if (!started) {
         // Canceled while the product was starting it: the product has a test the kit never
         // recorded, so it is told of the cancel now (unless the cancel was its own). Still not started here.
         if (!deps.hasCancelHook?.()) return false;
@@ -123,8 +130,13 @@ export function invitationLifecycle(deps: {
         );
         return false;
       }
-      // The e-mail waits for the platform to accept this update (`accepted`).
-      if (links) await queue(t, reportId, { urls: { show: links.resultsUrl(reportId), cancel: links.cancelUrl(reportId) } });
+      if (!links) return true;
+      await queue(t, reportId, { started: true, urls: { show: links.resultsUrl(reportId) } });
+      // The e-mail waits for the platform to accept this update (`accepted`), on a platform that
+      // must; another already knows the report from the answer to its send.
+      if (deps.emailAfterAcceptance?.(started.platform) ?? true) return true;
+      await t.run('UPDATE invitations SET platform_accepted_at = $1 WHERE report_id = $2 AND platform_accepted_at IS NULL', [now, reportId]);
+      await mail.enqueue(t, reportId, 'invitation');
       return true;
     };
     return tx ? inside(tx) : sql.transaction(inside);

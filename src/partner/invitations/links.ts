@@ -53,8 +53,6 @@ export function invitationLinks(deps: {
     sign,
     candidateUrl: (reportId: string) => `${publicUrl}/take?token=${sign('candidate', reportId)}`,
     resultsUrl: (reportId: string) => `${publicUrl}/results?token=${sign('results', reportId)}`,
-    /** The platform POSTs here to cancel (contract §4.4); the callback authenticates it by the customer token. */
-    cancelUrl: (reportId: string) => `${publicUrl}/callbacks/reports/${reportId}/cancel`,
 
     /** The report a link is for, or why it cannot be used. Never throws. */
     verify(audience: LinkAudience, token: unknown): VerifiedLink {

@@ -18,6 +18,10 @@ export interface NewInvitation {
   email: string;
   phone: string | null;
   extraInputs: Record<string, unknown>;
+  /** The platform that sent it (`Platform.name`): the one its updates go to. */
+  platform: string;
+  /** What that platform's routes keep with it (Greenhouse: where to PATCH); `{}` when nothing. */
+  platformData: Record<string, unknown>;
 }
 
 export interface Invitation extends NewInvitation {
@@ -64,6 +68,8 @@ interface Row {
   email: string;
   phone: string | null;
   extra_inputs: string;
+  platform: string;
+  platform_data: string;
   status: ReportStatus;
   candidate_url: string | null;
   start_attempts: number;
@@ -129,21 +135,23 @@ export function invitationStore(sql: Sql, clock: Clock) {
       const now = isoAt(clock.now());
       const result = await tx.run(
         `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
-            last_name, email, phone, extra_inputs, next_start_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $12)
+            last_name, email, phone, extra_inputs, platform, platform_data, next_start_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)
          ON CONFLICT (report_id) DO NOTHING`,
         [
           input.reportId, input.accountId, input.companyId, input.candidateId, input.testId, input.testName,
-          input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs), now,
+          input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs),
+          input.platform, JSON.stringify(input.platformData), now,
         ],
       );
       if (result.changes === 1) return 'created';
-      const prior = await tx.get<Pick<Row, 'account_id' | 'candidate_id' | 'test_id'>>(
-        'SELECT account_id, candidate_id, test_id FROM invitations WHERE report_id = $1',
+      const prior = await tx.get<Pick<Row, 'account_id' | 'candidate_id' | 'test_id' | 'platform'>>(
+        'SELECT account_id, candidate_id, test_id, platform FROM invitations WHERE report_id = $1',
         [input.reportId],
       );
       return prior &&
         prior.account_id === input.accountId &&
+        prior.platform === input.platform &&
         prior.candidate_id === input.candidateId &&
         prior.test_id === input.testId
         ? 'replayed'
@@ -272,6 +280,8 @@ function toInvitation(r: Row): Invitation {
     email: r.email,
     phone: r.phone,
     extraInputs: JSON.parse(r.extra_inputs) as Record<string, unknown>,
+    platform: r.platform,
+    platformData: JSON.parse(r.platform_data) as Record<string, unknown>,
     status: r.status,
     candidateUrl: r.candidate_url,
     startAttempts: r.start_attempts,

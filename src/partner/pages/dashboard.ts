@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import type { Platform } from '../platforms/platform.js';
 import { z } from 'zod';
 import type { AccountStore, AccountSummary } from '../accounts/store.js';
 import type { Config } from '../config.js';
@@ -33,7 +34,8 @@ export interface DashboardDeps {
   clock: Clock;
   admin: Config['admin'];
   publicUrl: string;
-  platform: { url: string; codename: string };
+  /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
+  platforms: readonly Pick<Platform, 'name' | 'label' | 'home'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
   /** The vendor's name, in the header and the window's title. */
   vendorName?: string;
@@ -138,7 +140,7 @@ export function dashboard(deps: DashboardDeps): Router {
     const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
-      platform: deps.platform,
+      platforms: deps.platforms,
       mailSettings: deps.mailSettings,
       ...(await accountsView(accounts, listed)),
       invitations: listed,

@@ -1,31 +1,23 @@
 import { Router } from 'express';
 import type { PartnerKind } from '../../contract/decisions.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
-import { WEBHOOK_PATH } from '../webhooks/receiver.js';
+import type { Platform } from '../platforms/platform.js';
 import { renderPage } from './render.js';
 
 export interface HomePageDeps {
   publicUrl: string;
   kind: PartnerKind;
-  platform: { url: string; codename: string };
-  /** Where the platform's callbacks are mounted (app.ts). */
-  callbacksPath: string;
+  /** What each platform is given to reach this server. */
+  platforms: readonly Pick<Platform, 'name' | 'label' | 'home'>[];
 }
 
 /** What this server answers, at its public URL: what the platform is given on registration. */
 export function serverDescription(deps: HomePageDeps) {
-  const base = `${deps.publicUrl}${deps.callbacksPath}`;
   return {
     server: 'partner',
     kind: deps.kind,
     public_url: deps.publicUrl,
-    callbacks: {
-      validate_token: `${base}/validate_token`,
-      tests: `${base}/tests`,
-      send_candidate: `${base}/send_candidate`,
-      cancel: `${base}/reports/{report_id}/cancel`,
-    },
-    webhooks: `${deps.publicUrl}${WEBHOOK_PATH}/{company_id}`,
+    platforms: Object.fromEntries(deps.platforms.map((p) => [p.name, { label: p.label, endpoints: p.home.endpoints, settings: p.home.settings ?? {} }])),
     dashboard: `${deps.publicUrl}/admin`,
     health: `${deps.publicUrl}/healthz`,
   };
@@ -49,7 +41,6 @@ export function homePage(deps: HomePageDeps): Router {
       brand: 'Partner server',
       description,
       wording: KIND_WORDING[deps.kind],
-      platform: deps.platform,
     });
   });
   return router;

@@ -26,6 +26,11 @@ export interface Platform {
    * ("the platform first", docs/report-delivery.md); when false it is queued at the start.
    */
   readonly emailAfterAcceptance: boolean;
+  /**
+   * What the platform is given to reach this partner (name → URL, `{…}` for a path parameter), and
+   * the settings it is known by: shown on the home page (`GET /`) and in its JSON.
+   */
+  readonly home: { endpoints: Readonly<Record<string, string>>; settings?: Readonly<Record<string, string>> };
   /** Mounts the platform's routes on the app. */
   mount(router: Router, context: PlatformContext): void;
   /**
@@ -45,16 +50,23 @@ export interface Platform {
   workers?(context: PlatformContext): PlatformWorker[];
 }
 
+/**
+ * Makes a platform once the partner knows where it is reached (`publicUrl`, after it listens):
+ * what `platforms` lists (platforms/index.ts), and what a fork passes to speak one of its own.
+ */
+export type PlatformFactory = (setup: { config: Config; publicUrl: string }) => Platform;
+
 /** What a platform's routes and workers are given: the core's parts, never another platform's. */
 export interface PlatformContext {
-  config: Config;
   sql: Sql;
   clock: Clock;
   logger: Logger;
   provider: Provider;
   core: PartnerCore;
+  /** The largest request body a route accepts (BODY_LIMIT_BYTES): over it, 413. */
+  bodyLimitBytes: number;
+  /** The kit's signed links: the recruiter's results page (`resultsUrl`), the candidate's. */
   links: InvitationLinks;
-  publicUrl: string;
   /** Stores a new invitation; sends arriving in one event-loop turn share one commit. */
   createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
   /** Told of each new invitation, so its start need not wait for the next poll. */
@@ -66,7 +78,7 @@ export interface PlatformContext {
 export interface PlatformWorker {
   /** Its name in the log: `webhook processor`. */
   name: string;
-  runOnce(stopping: AbortSignal): Promise<unknown>;
+  runOnce(stopping?: AbortSignal): Promise<unknown>;
 }
 
 /** The invitation a delivery is about, and what the platform's routes stored with it. */

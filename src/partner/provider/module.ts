@@ -1,5 +1,5 @@
 import type { PartnerRoutes } from '../app.js';
-import type { WebhookHandler } from '../webhooks/handlers/index.js';
+import type { WebhookHandler } from '../platforms/hiring-platform/webhooks/handlers/index.js';
 import type { ProviderSource } from './types.js';
 
 /**

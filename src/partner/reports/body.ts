@@ -1,15 +1,15 @@
-import type { ReportUpdate } from '../../contract/schemas.js';
+import type { InvitationUpdate } from '../invitations/update.js';
 
 /**
- * Report updates are partial (contract §3.2: absent fields stay as they are), so several queued
+ * Updates are partial (absent fields stay as they are), so several queued
  * updates of one report fold into one body: later fields win, `urls` merge key by key.
  */
-export function mergeUpdates(bodies: readonly ReportUpdate[]): ReportUpdate {
-  const out: ReportUpdate = {};
+export function mergeUpdates(bodies: readonly InvitationUpdate[]): InvitationUpdate {
+  const out: InvitationUpdate = {};
   for (const body of bodies) {
-    for (const [key, value] of Object.entries(body) as [keyof ReportUpdate, unknown][]) {
+    for (const [key, value] of Object.entries(body) as [keyof InvitationUpdate, unknown][]) {
       if (value === undefined) continue;
-      if (key === 'urls') out.urls = { ...out.urls, ...(value as ReportUpdate['urls']) };
+      if (key === 'urls') out.urls = { ...out.urls, ...(value as InvitationUpdate['urls']) };
       else (out as Record<string, unknown>)[key] = value;
     }
   }
@@ -20,10 +20,10 @@ export function mergeUpdates(bodies: readonly ReportUpdate[]): ReportUpdate {
  * `body` without what newer, already delivered updates set: sending it would overwrite newer data
  * with older. Happens only when an operator revives an old dead letter after newer updates went out.
  */
-export function withoutFieldsSetBy(body: ReportUpdate, newer: readonly ReportUpdate[]): ReportUpdate {
-  const out: ReportUpdate = { ...body };
+export function withoutFieldsSetBy(body: InvitationUpdate, newer: readonly InvitationUpdate[]): InvitationUpdate {
+  const out: InvitationUpdate = { ...body };
   for (const later of newer) {
-    for (const key of Object.keys(later) as (keyof ReportUpdate)[]) {
+    for (const key of Object.keys(later) as (keyof InvitationUpdate)[]) {
       if (key !== 'urls') delete out[key];
       else if (out.urls) {
         const urls = { ...out.urls };
@@ -36,4 +36,4 @@ export function withoutFieldsSetBy(body: ReportUpdate, newer: readonly ReportUpd
   return out;
 }
 
-export const isEmptyUpdate = (body: ReportUpdate): boolean => Object.keys(body).length === 0;
+export const isEmptyUpdate = (body: InvitationUpdate): boolean => Object.keys(body).length === 0;

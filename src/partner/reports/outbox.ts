@@ -1,16 +1,17 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { ReportUpdate } from '../../contract/schemas.js';
+import type { InvitationUpdate } from '../invitations/update.js';
 import { indexedBy, placeholders, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
 import { claimQuery } from '../jobs/lease.js';
+import type { DeliveryTarget } from '../platforms/platform.js';
 
 export type UpdateStatus = 'pending' | 'delivered' | 'dead' | 'canceled' | 'superseded';
 
 export interface QueuedUpdate {
   id: number;
   reportId: string;
-  body: ReportUpdate;
+  body: InvitationUpdate;
   status: UpdateStatus;
   attempts: number;
   nextAttemptAt: string;
@@ -95,6 +96,17 @@ export function reportOutbox(sql: Sql, clock: Clock) {
     where: `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}`,
     order: 'u.next_attempt_at, u.id',
   });
+  /** The same, passing over the reports of platforms whose deliveries cannot go out yet ($4…). */
+  const claimHeadsExcept = (n: number) =>
+    claimQuery(sql, {
+      table: 'report_updates',
+      lease: 'next_attempt_at',
+      from: `report_updates u ${due}`,
+      alias: 'u',
+      where: `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}
+              AND NOT EXISTS (SELECT 1 FROM invitations i WHERE i.id = u.invitation_id AND i.platform IN (${placeholders(n, 4)}))`,
+      order: 'u.next_attempt_at, u.id',
+    });
   const nextDue = `SELECT min(u.next_attempt_at) AS at FROM report_updates u ${due} WHERE u.status = 'pending' AND ${isHead}`;
   const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   // A report with a dead letter keeps its whole history: an operator may still revive it, and the
@@ -143,7 +155,7 @@ export function reportOutbox(sql: Sql, clock: Clock) {
 
   return {
     /** Queues an update of a report. Call it inside the transaction (`tx`) of the change it announces. */
-    async enqueue(tx: Sql, reportId: string, body: ReportUpdate): Promise<number> {
+    async enqueue(tx: Sql, reportId: string, body: InvitationUpdate): Promise<number> {
       const at = clock.now();
       const row = await tx.get<{ id: number }>(
         `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
@@ -159,8 +171,19 @@ export function reportOutbox(sql: Sql, clock: Clock) {
      * `leaseMs` (jobs/lease.ts): until then no other run, on any instance, sends that report's
      * updates. A settled update (delivered, dead, retried later) releases its report.
      */
-    claimDueHeads(limit: number, leaseMs: number): Promise<QueuedUpdate[]> {
-      return updates(claimHeads, [now(), isoAt(clock.now() + leaseMs), limit]).then((heads) => heads.sort((a, b) => a.id - b.id));
+    claimDueHeads(limit: number, leaseMs: number, skipPlatforms: readonly string[] = []): Promise<QueuedUpdate[]> {
+      const params = [now(), isoAt(clock.now() + leaseMs), limit];
+      const text = skipPlatforms.length === 0 ? claimHeads : claimHeadsExcept(skipPlatforms.length);
+      return updates(text, [...params, ...skipPlatforms]).then((heads) => heads.sort((a, b) => a.id - b.id));
+    },
+
+    /** The invitation a report's updates are about: its platform, and what that platform stored with it. */
+    async targetOf(reportId: string): Promise<(DeliveryTarget & { platform: string }) | undefined> {
+      const row = await sql.get<{ platform: string; account_id: number; platform_data: string }>(
+        'SELECT platform, account_id, platform_data FROM invitations WHERE report_id = $1',
+        [reportId],
+      );
+      return row && { reportId, platform: row.platform, accountId: row.account_id, data: JSON.parse(row.platform_data) as Record<string, unknown> };
     },
 
     /** Claims given back unsent (a shutdown): the reports' updates are due again at once, for any instance. */
@@ -298,7 +321,7 @@ function toUpdate(r: UpdateRow): QueuedUpdate {
   return {
     id: r.id,
     reportId: r.report_id,
-    body: JSON.parse(r.body) as ReportUpdate,
+    body: JSON.parse(r.body) as InvitationUpdate,
     status: r.status,
     attempts: r.attempts,
     nextAttemptAt: r.next_attempt_at,

@@ -3,10 +3,10 @@ import { claimsInHand } from '../jobs/lease.js';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
-import type { ReportUpdate } from '../../contract/schemas.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Sql } from '../../lib/sql.js';
+import type { InvitationUpdate } from '../invitations/update.js';
+import type { DeliveryRequest, Platform } from '../platforms/platform.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
 import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
 import {
@@ -15,7 +15,6 @@ import {
   DELIVERY_RETRY,
   DELIVERY_TIMEOUTS,
   outcomeOf,
-  reportKnown,
   retryAfterMs,
   STORED_RESPONSE_BYTES,
 } from './policy.js';
@@ -68,7 +67,8 @@ export interface DeliveryWorkerDeps {
   logger: Logger;
   /** Where requests go through: `deliveryAgent()` in production, an undici Agent or MockAgent in tests. */
   dispatcher: DeliveryClient;
-  platform: { url: string; codename: string; secret: string | undefined };
+  /** The platforms the partner speaks, by name: each invitation's updates go to its own. */
+  platforms: ReadonlyMap<string, Platform>;
   timeouts?: DeliveryTimeouts;
   random?: () => number;
   concurrency?: number;
@@ -96,11 +96,10 @@ export interface DeliveryRun {
 
 export type DeliveryWorker = ReturnType<typeof deliveryWorker>;
 
-/** Why deliveries wait when the partner is not registered yet; the dashboard shows it. */
-export const NO_SECRET = 'PARTNER_SECRET is not set: run `npm run register` and put the secret it prints into PARTNER_SECRET';
-
 /**
- * Sends queued report updates to `PATCH {platform}/api/p/{codename}/reports/{id}` (contract §3.2).
+ * Sends queued report updates to the platform of each invitation, as that platform asks
+ * (`Platform.deliveryRequest`: the hiring platform's `PATCH …/reports/{id}`, Greenhouse's PATCH to
+ * the URL it gave); an update a platform has nothing to hear of is settled without a request.
  *
  * Order: a report's updates are sent strictly in sequence. The oldest pending update of a report
  * goes out together with every newer pending one, merged into one body (later fields win); newer
@@ -119,7 +118,7 @@ export const NO_SECRET = 'PARTNER_SECRET is not set: run `npm run register` and 
  * go, a 404 before any 2xx cancels the invitation.
  */
 export function deliveryWorker(deps: DeliveryWorkerDeps) {
-  const { outbox, clock, logger, dispatcher, platform } = deps;
+  const { outbox, clock, logger, dispatcher, platforms } = deps;
   const timeouts = deps.timeouts ?? DELIVERY_TIMEOUTS;
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
@@ -132,22 +131,17 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     | { kind: 'error'; error: string }
     | { kind: 'stopped' };
 
-  async function send(reportId: string, body: ReportUpdate): Promise<Sent> {
-    const url = new URL(`${platform.url}/api/p/${encodeURIComponent(platform.codename)}/reports/${encodeURIComponent(reportId)}`);
+  async function send(request: DeliveryRequest): Promise<Sent> {
+    const url = new URL(request.url);
     // A last bound on the whole exchange, in case a server trickles its body forever.
     const overall = AbortSignal.timeout(timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs);
     try {
       const res = await dispatcher.request({
         origin: url.origin,
-        path: url.pathname,
-        method: 'PATCH',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': USER_AGENT,
-          [PARTNER_SECRET_HEADER]: platform.secret!,
-        },
-        body: JSON.stringify(body),
+        path: url.pathname + url.search,
+        method: request.method,
+        headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...request.headers },
+        body: request.body,
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
         signal: AbortSignal.any([overall, abandon.signal]),
@@ -158,6 +152,28 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       if (abandon.signal.aborted) return { kind: 'stopped' };
       return { kind: 'error', error: overall.aborted ? 'timed out' : describe(err) };
     }
+  }
+
+  /**
+   * The request for a report's merged update, from its invitation's platform: undefined when there
+   * is none to send, a string saying why when it cannot be made.
+   */
+  async function requestFor(reportId: string, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
+    const target = await outbox.targetOf(reportId);
+    if (!target) return { request: undefined }; // erased since it was picked
+    const platform = platforms.get(target.platform);
+    if (!platform) return { request: `No platform named "${target.platform}" is configured: the invitation was sent by one this partner no longer speaks` };
+    try {
+      return { platform, request: await platform.deliveryRequest(target, body) };
+    } catch (err) {
+      // What the platform needs to make the request is unusable (a stored credential that no longer decrypts).
+      return { platform, request: `The request could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+    }
+  }
+
+  function waitingReasons(): string | undefined {
+    const reasons = [...platforms.values()].flatMap((p) => p.deliveriesWaiting?.() ?? []);
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
   }
 
   const inHand = claimsInHand<number>((ids) => outbox.release(ids));
@@ -175,15 +191,22 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return true;
     }
 
+    const { platform, request } = await requestFor(head.reportId, body);
+    if (request === undefined) {
+      // Nothing this platform hears of (Greenhouse is told of a completion only).
+      await outbox.supersede(ids);
+      run.superseded += ids.length;
+      return true;
+    }
     const startedAt = clock.now();
     const started = performance.now();
-    const sent = await send(head.reportId, body);
+    const sent: Sent = typeof request === 'string' ? { kind: 'error', error: request } : await send(request);
     if (sent.kind === 'stopped') return false; // shutting down: the updates stay pending, untouched
     const attempt: Omit<DeliveryAttempt, 'id'> = {
       reportId: head.reportId,
       firstUpdateId: ids[0]!,
       lastUpdateId: ids[ids.length - 1]!,
-      requestBody: JSON.stringify(body),
+      requestBody: typeof request === 'string' ? '' : (request.body ?? ''),
       responseStatus: sent.kind === 'answer' ? sent.status : null,
       responseBody: sent.kind === 'answer' ? sent.body : null,
       error: sent.kind === 'error' ? sent.error : null,
@@ -194,8 +217,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     };
     const log = { reportId: head.reportId, updates: ids, status: attempt.responseStatus, error: attempt.error };
 
-    const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : 'retry';
-    const known = reportKnown(attempt.responseStatus);
+    // A request that cannot be made will not become possible by waiting.
+    const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry';
+    const known = sent.kind === 'answer' ? platform?.reportKnown?.(sent.status) : undefined;
     const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
     /** What the answer means for the invitation, in the transaction that records it. */
     const answered = (answer: { accepted: true } | { accepted: false; reason: string }) => {
@@ -247,9 +271,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
         await outbox.prune(DELIVERY_LOG_RETENTION_MS);
         nextPruneAt = clock.now() + PRUNE_EVERY_MS;
       }
-      if (!platform.secret) return { ...run, waiting: NO_SECRET };
+      // A platform whose deliveries cannot go out yet (not registered) keeps its updates pending.
+      const idle = [...platforms.values()].filter((p) => p.deliveriesWaiting?.() !== undefined);
+      if (idle.length === platforms.size) return { ...run, waiting: waitingReasons() };
       while (!stopped()) {
-        const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs);
+        const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs, idle.map((p) => p.name));
         inHand.claimed(heads.map((head) => head.id));
         if (heads.length === 0) break;
         // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
@@ -264,8 +290,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     /** When the next pending update falls due; undefined when none is pending. */
     nextDueAt: (): Promise<string | undefined> => outbox.nextDueAt(),
 
-    /** Why deliveries cannot run, if they cannot. */
-    waiting: (): string | undefined => (platform.secret ? undefined : NO_SECRET),
+    /** Why deliveries to a platform cannot run, if they cannot. */
+    waiting: waitingReasons,
 
     /**
      * Gives back the reports claimed and not settled (call once the runs have stopped): on

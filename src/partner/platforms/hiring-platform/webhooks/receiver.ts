@@ -1,13 +1,13 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
-import type { Clock } from '../../lib/clock.js';
-import { WEBHOOK_SIGNATURE_HEADER } from '../../contract/decisions.js';
-import { WebhookEnvelope, text } from '../../contract/schemas.js';
-import { verifyWebhookSignature } from '../../contract/signature.js';
-import type { Sql } from '../../lib/sql.js';
-import { badRequest, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
-import type { Logger } from '../../lib/http/logger.js';
-import { parseOr422 } from '../../lib/http/validate.js';
+import type { Clock } from '../../../../lib/clock.js';
+import { WEBHOOK_SIGNATURE_HEADER } from '../../../../contract/decisions.js';
+import { WebhookEnvelope, text } from '../../../../contract/schemas.js';
+import { verifyWebhookSignature } from '../../../../contract/signature.js';
+import type { Sql } from '../../../../lib/sql.js';
+import { badRequest, notFound, unauthorized, unprocessable } from '../../../../lib/errors.js';
+import type { Logger } from '../../../../lib/http/logger.js';
+import { parseOr422 } from '../../../../lib/http/validate.js';
 import { webhookInbox } from './inbox.js';
 import type { WebhookSecrets } from './secrets.js';
 
@@ -60,7 +60,7 @@ const CompanyOfPayload = z.object({ company: z.object({ id: z.number() }).option
  *      nothing new);
  *   7. handling happens after the answer, by the processor, from the `webhook_inbox` table.
  */
-export function registerWebhookReceiver(app: Express, deps: WebhookReceiverDeps): void {
+export function registerWebhookReceiver(app: Router, deps: WebhookReceiverDeps): void {
   const { logger, secrets } = deps;
   const inbox = webhookInbox(deps.sql, deps.clock);
   // The exact bytes sent, whatever their declared type: anything that changes a byte (decoding,

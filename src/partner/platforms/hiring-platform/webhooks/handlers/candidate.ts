@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IntegerId } from '../../../contract/schemas.js';
-import { placeholders, type Sql } from '../../../lib/sql.js';
+import { IntegerId } from '../../../../../contract/schemas.js';
+import { placeholders, type Sql } from '../../../../../lib/sql.js';
 
 /** The one thing the candidate handlers need from a payload: whose event it is. */
 export const CandidateRef = z.object({

@@ -1,9 +1,9 @@
-import { backoffMs } from '../jobs/backoff.js';
+import { backoffMs } from '../../../jobs/backoff.js';
 import { ZodError } from 'zod';
-import type { Clock } from '../../lib/clock.js';
-import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../contract/decisions.js';
-import type { Sql } from '../../lib/sql.js';
-import type { Logger } from '../../lib/http/logger.js';
+import type { Clock } from '../../../../lib/clock.js';
+import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../../../contract/decisions.js';
+import type { Sql } from '../../../../lib/sql.js';
+import type { Logger } from '../../../../lib/http/logger.js';
 import { DEFAULT_HANDLERS, recordEvent, type CancelInvitation, type WebhookHandler } from './handlers/index.js';
 import { webhookInbox, type WebhookInbox } from './inbox.js';
 

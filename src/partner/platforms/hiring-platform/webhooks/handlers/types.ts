@@ -1,6 +1,6 @@
-import type { Clock } from '../../../lib/clock.js';
-import type { Sql } from '../../../lib/sql.js';
-import type { Logger } from '../../../lib/http/logger.js';
+import type { Clock } from '../../../../../lib/clock.js';
+import type { Sql } from '../../../../../lib/sql.js';
+import type { Logger } from '../../../../../lib/http/logger.js';
 import type { ReceivedEvent, WebhookInbox } from '../inbox.js';
 
 /**

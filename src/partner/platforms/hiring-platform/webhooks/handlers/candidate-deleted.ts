@@ -1,4 +1,4 @@
-import { eraseCandidatePersonalData } from '../../invitations/erase.js';
+import { eraseCandidatePersonalData } from '../../../../invitations/erase.js';
 import { CandidateRef, pendingInvitations } from './candidate.js';
 import type { WebhookHandler } from './types.js';
 

@@ -1,6 +1,6 @@
-import type { Clock } from '../../lib/clock.js';
-import { isoAt } from '../../lib/clock.js';
-import { indexedBy, type Sql } from '../../lib/sql.js';
+import type { Clock } from '../../../../lib/clock.js';
+import { isoAt } from '../../../../lib/clock.js';
+import { indexedBy, type Sql } from '../../../../lib/sql.js';
 
 export type InboxStatus = 'pending' | 'handled' | 'failed';
 

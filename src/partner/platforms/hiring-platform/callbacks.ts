@@ -1,14 +1,14 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
-import type { Account, AccountStore } from '../accounts/store.js';
-import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../contract/schemas.js';
-import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
-import { bearerToken } from '../../lib/http/authorization.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
-import { sendJson } from '../../lib/perf/send-json.js';
-import { parseOr422 } from '../../lib/http/validate.js';
-import type { InvitationLifecycle } from '../invitations/lifecycle.js';
-import type { CreateOutcome, InvitationStore, NewInvitation } from '../invitations/store.js';
-import type { Provider } from '../provider/types.js';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Account, AccountStore } from '../../accounts/store.js';
+import { ReportId, SendCandidateBody, ValidateTokenBody } from '../../../contract/schemas.js';
+import { conflict, forbidden, notFound, unauthorized, unprocessable } from '../../../lib/errors.js';
+import { bearerToken } from '../../../lib/http/authorization.js';
+import { jsonBody } from '../../../lib/perf/json-body.js';
+import { sendJson } from '../../../lib/perf/send-json.js';
+import { parseOr422 } from '../../../lib/http/validate.js';
+import type { InvitationLifecycle } from '../../invitations/lifecycle.js';
+import type { CreateOutcome, InvitationStore, NewInvitation } from '../../invitations/store.js';
+import type { Provider } from '../../provider/types.js';
 
 export interface CallbackDeps {
   accounts: AccountStore;
@@ -26,12 +26,22 @@ export interface CallbackDeps {
   onInvitationCreated?: (reportId: string) => void;
 }
 
+/** The platform's name, stored with each invitation it sends. */
+export const HIRING_PLATFORM = 'hiring-platform';
+
+/** Where the callbacks are mounted: {PUBLIC_URL}/callbacks/… in the partner record. */
+export const CALLBACKS_PATH = '/callbacks';
+
+/** Where the platform cancels a report (§4.4): the callback each report's `urls.cancel` names. */
+export const cancelPath = (reportId: string) => `${CALLBACKS_PATH}/reports/${reportId}/cancel`;
+
 /**
  * The partner's callbacks (platform-contract.md §4), each authenticated by the customer token the
  * platform sends as `Authorization: Bearer`. 401/403 mean "invalid token" to the platform and are
  * used for token problems only; other 4xx carry a message the platform shows its user.
  */
-export function registerCallbacks(app: Express, base: string, deps: CallbackDeps): void {
+export function registerCallbacks(app: Router, deps: CallbackDeps): void {
+  const base = CALLBACKS_PATH;
   const { accounts, invitations, provider } = deps;
   const json = jsonBody(deps.bodyLimitBytes);
 
@@ -94,6 +104,8 @@ export function registerCallbacks(app: Express, base: string, deps: CallbackDeps
       email: body.email,
       phone: body.phone ?? null,
       extraInputs: body.admin ? { admin: body.admin } : {},
+      platform: HIRING_PLATFORM,
+      platformData: {},
     });
     if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
     if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
