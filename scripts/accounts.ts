@@ -14,7 +14,8 @@ import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { openPartnerDatabase } from '../src/partner/db/open.js';
 import { createAccountWithTests } from '../src/partner/accounts/demo-seed.js';
-import { buildProvider, partnerCore } from '../src/partner/assemble.js';
+import { buildProvider } from '../src/partner/assemble.js';
+import { partnerCore } from '../src/partner/core.js';
 import { createLogger } from '../src/lib/http/logger.js';
 // The vendor's module, which `npm start` runs too: --test adds to its provider's catalog.
 import { importProviderModule, ProviderModuleError } from '../src/partner/provider/module.js';

@@ -24,6 +24,33 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /**
+ * The decimal digits of an integer from 1 to `max`, no leading zero, as one anchored pattern: the
+ * string form of an id is bounded as its number form is (`maximum`), and a JSON Schema `pattern`
+ * cannot compare numbers, so the bound is spelled digit by digit — for 907: `[1-9]\d{0,1}`,
+ * `[1-8]\d{2}`, `90[0-6]`, `907`.
+ */
+export function digitsUpTo(max: number): RegExp {
+  if (!Number.isSafeInteger(max) || max < 1) throw new Error(`digitsUpTo: ${max} is not a positive safe integer`);
+  const digits = String(max);
+  const anyDigits = (n: number) => (n === 0 ? '' : n === 1 ? '\\d' : `\\d{${n}}`);
+  const range = (low: number, high: number) => (low === high ? String(low) : `[${low}-${high}]`);
+  // Fewer digits than max, then max's own length: its first i digits, a smaller one, any others.
+  const shorter = digits.length === 1 ? [] : digits.length === 2 ? ['[1-9]'] : [`[1-9]\\d{0,${digits.length - 2}}`];
+  const below = [...digits].flatMap((d, i) => {
+    const low = i === 0 ? 1 : 0;
+    const high = Number(d) - 1;
+    return high < low ? [] : [`${digits.slice(0, i)}${range(low, high)}${anyDigits(digits.length - i - 1)}`];
+  });
+  return new RegExp(`^(?:${[...shorter, ...below, digits].join('|')})$`);
+}
+
+/** A positive safe integer (up to 2^53 − 1) in decimal digits: ids in paths, and the string form of `IntegerId`. */
+export const SAFE_INTEGER_DIGITS = digitsUpTo(Number.MAX_SAFE_INTEGER);
+
+/** An id in a URL path: decimal digits up to 2^53 − 1 (an id above it cannot be told from its neighbours once a number). */
+export const IdDigits = z.string().regex(SAFE_INTEGER_DIGITS, 'must be a positive integer');
+
+/**
  * An integer id the platform may send as a number or as a string of digits. Anything else reads
  * "must be a positive integer" (a partner's 422 message is shown to the platform's user); a
  * missing one is left to the caller's wording ("is required").
@@ -33,7 +60,7 @@ export const IntegerId = z.union(
     positiveInt,
     z
       .string()
-      .regex(/^[1-9]\d{0,15}$/, 'must be a positive integer')
+      .regex(SAFE_INTEGER_DIGITS, 'must be a positive integer')
       .transform(Number)
       .pipe(positiveInt),
   ],
@@ -68,13 +95,20 @@ export type TestItem = z.infer<typeof TestItem>;
  */
 export const text = () => z.string().refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 
+/**
+ * An e-mail address, trimmed first, checked with the pattern `z.email()` checks with. A check of
+ * the string, not a pipe into `z.email()`: a document shows a pipe's input side, which would read
+ * as any string, "" included.
+ */
+export const emailAddress = (max = 320) => z.string().trim().max(max).regex(z.regexes.email, 'must be a valid e-mail address');
+
 const trimmed = (max: number) => text().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
 
 /** §4.3 send_candidate. `test_id` arrives as a string although `tests` listed a number. */
 export const SendCandidateBody = z.object({
   first_name: trimmed(200),
   last_name: trimmed(200),
-  email: z.string().trim().max(320).pipe(z.email('must be a valid e-mail address')),
+  email: emailAddress(),
   candidate_id: IntegerId,
   company_id: IntegerId,
   report_id: ReportId,

@@ -1,6 +1,5 @@
 import express, { Router, type Express } from 'express';
 import type { DestinationStream } from 'pino';
-import type { AccountStore } from './accounts/store.js';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
@@ -10,20 +9,17 @@ import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
 import { securityHeaders } from '../lib/perf/security-headers.js';
-import type { InvitationLifecycle } from './invitations/lifecycle.js';
 import type { InvitationLinks } from './invitations/links.js';
-import type { InvitationStore } from './invitations/store.js';
-import type { MailOutbox } from './mail/outbox.js';
 import { partnerApiDocument } from './openapi.js';
 import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
+import type { PartnerCore } from './core.js';
 import type { Platform, PlatformContext } from './platforms/platform.js';
 import type { Provider } from './provider/types.js';
-import type { ReportOutbox } from './reports/outbox.js';
-import type { VendorReports } from './results/reports.js';
+import type { VendorReports } from './results/api.js';
 import { registerVendorResults } from './results/routes.js';
 
 /** What the browser-facing half needs: candidate pages, the results page and the dashboard. */
@@ -37,16 +33,6 @@ export interface WebDeps {
   deliveriesWaiting: () => string | undefined;
 }
 
-/** The stores and the lifecycle, built once (`partnerCore` in assemble.ts) and shared by the app and the workers. */
-export interface PartnerCore {
-  accounts: AccountStore;
-  invitations: InvitationStore;
-  reports: ReportOutbox;
-  mail: MailOutbox;
-  lifecycle: InvitationLifecycle;
-  /** Results pushed by the vendor's product, in process and through `POST /vendor/reports/{id}/result`. */
-  results: VendorReports;
-}
 
 /** Routes of a fork's own (a product's callback, say), mounted after the kit's. */
 export type PartnerRoutes = (router: Router, context: { reports: VendorReports; sql: Sql; clock: Clock; logger: Logger }) => void;
@@ -100,7 +86,7 @@ export function platformContext(
 /** The partner server as an Express app. It never listens: `server.ts` (or a test) does. */
 export function createApp(deps: AppDeps): Express {
   const { config, sql, logger, clock, provider, web } = deps;
-  const { accounts, invitations, reports, mail, lifecycle } = deps.core;
+  const { accounts, invitations, updates, mail, lifecycle } = deps.core;
   const app = express();
   app.disable('x-powered-by');
   // Callbacks answer JSON that changes with every call; an ETag would be hashed for nothing.
@@ -157,7 +143,7 @@ export function createApp(deps: AppDeps): Express {
         invitations,
         lifecycle,
         links: deps.links,
-        reports,
+        updates,
         mail,
         provider,
         logger,

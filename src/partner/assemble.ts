@@ -1,25 +1,19 @@
 import type { DestinationStream } from 'pino';
-import { accountStore } from './accounts/store.js';
-import { createApp, platformContext, type PartnerCore, type PartnerRoutes } from './app.js';
+import { createApp, platformContext, type PartnerRoutes } from './app.js';
+import { partnerCore } from './core.js';
 import type { Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from './config.js';
 import type { Sql } from '../lib/sql.js';
 import { migrateProvider } from './db/open.js';
 import type { Logger } from '../lib/http/logger.js';
 import type { Pause } from '../lib/perf/requests-first.js';
-import type { PartnerKind } from '../contract/decisions.js';
-import { invitationLifecycle } from './invitations/lifecycle.js';
-import { invitationLinks, type InvitationLinks } from './invitations/links.js';
-import { invitationStore } from './invitations/store.js';
+import { invitationLinks } from './invitations/links.js';
 import { invitationStarter } from './invitations/starter.js';
 import { productCanceller } from './invitations/product-canceller.js';
-import { mailOutbox } from './mail/outbox.js';
 import { mailSender } from './mail/sender.js';
 import type { Mailer } from './mail/transport.js';
 import type { Provider, ProviderKit, ProviderSource } from './provider/types.js';
-import { reportOutbox } from './reports/outbox.js';
-import { vendorReports } from './results/reports.js';
-import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './reports/worker.js';
+import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './updates/worker.js';
 import { kitPlatforms, type Platform, type PlatformFactory } from './platforms/index.js';
 
 export interface AssembleDeps {
@@ -49,42 +43,6 @@ export interface AssembleDeps {
   kick?: (worker: string) => void;
   /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
   pause?: Pause;
-}
-
-/**
- * The stores, the invitation lifecycle over them and the vendor results API: built once, and
- * shared by the app (callbacks, pages, the results endpoint) and the workers, so every change of
- * an invitation goes through the one lifecycle.
- */
-export function partnerCore(
-  sql: Sql,
-  clock: Clock,
-  options: {
-    kind: PartnerKind;
-    links?: Pick<InvitationLinks, 'resultsUrl'>;
-    /** By platform name, whether the invitation e-mail waits for its first acceptance (`Platform.emailAfterAcceptance`). */
-    emailAfterAcceptance?: (platform: string) => boolean;
-    wake?: () => void;
-    /** Whether the provider has a cancel hook: cancels then queue the call to it (lifecycle.ts). */
-    hasCancelHook?: () => boolean;
-  },
-): PartnerCore {
-  const accounts = accountStore(sql, clock);
-  const invitations = invitationStore(sql, clock);
-  const reports = reportOutbox(sql, clock);
-  const mail = mailOutbox(sql, clock);
-  const lifecycle = invitationLifecycle({
-    sql,
-    clock,
-    kind: options.kind,
-    reports,
-    mail,
-    links: options.links,
-    wake: options.wake,
-    hasCancelHook: options.hasCancelHook,
-    emailAfterAcceptance: options.emailAfterAcceptance,
-  });
-  return { accounts, invitations, reports, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
 }
 
 /**
@@ -132,7 +90,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     hasCancelHook: () => built?.cancelInvitation !== undefined,
     emailAfterAcceptance: (name) => platforms.get(name)?.emailAfterAcceptance ?? true,
   });
-  const { invitations, reports, mail, lifecycle } = core;
+  const { invitations, updates, mail, lifecycle } = core;
   const provider = (built = await buildProvider(deps.provider, {
     sql,
     clock,
@@ -178,7 +136,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     leaseMs: config.jobLeaseMs,
   });
   const worker = deliveryWorker({
-    outbox: reports,
+    outbox: updates,
     clock,
     logger,
     dispatcher: deps.dispatcher,

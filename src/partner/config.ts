@@ -2,7 +2,7 @@ import { DEFAULT_JOB_LEASE_MS } from './jobs/lease.js';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
-import { isBareAddress } from './mail/transport.js';
+import { isBareAddress } from './mail/address.js';
 import { WebhookSecretsSetting } from './platforms/hiring-platform/webhooks/secrets.js';
 import { Codename } from '../contract/schemas.js';
 import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';

@@ -33,7 +33,7 @@ export type {
   ResultDetail,
 } from './provider/types.js';
 export type { Account } from './accounts/store.js';
-export { InvalidResultError, type VendorReports, type VendorResult, type ReportOutcome, type ProgressStage } from './results/reports.js';
+export { InvalidResultError, type VendorReports, type VendorResult, type ReportOutcome, type ProgressStage } from './results/api.js';
 export { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../contract/vendor-signature.js';
 export { VENDOR_RESULTS_PATH } from './results/routes.js';
 export type { PartnerRoutes } from './app.js';
@@ -41,6 +41,11 @@ export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './platf
 export type { WebhookHandler, HandlerContext, CancelInvitation } from './platforms/hiring-platform/webhooks/handlers/index.js';
 export type { ReceivedEvent } from './platforms/hiring-platform/webhooks/inbox.js';
 export type { PartnerKind } from '../contract/decisions.js';
+// The platforms the partner speaks (docs/platforms.md): `startPartner({ platforms })` takes a list of
+// them; `kitPlatforms()` is the kit's own, and a platform of a fork's own implements `Platform`.
+export { kitPlatforms, hiringPlatform, type HiringPlatformOptions } from './platforms/index.js';
+export type { Platform, PlatformContext, PlatformFactory, PlatformWorker, DeliveryRequest, DeliveryTarget } from './platforms/index.js';
+export type { InvitationUpdate } from './invitations/update.js';
 // The kit's own provider, the built-in quiz: what src/provider/index.ts hands on until a fork replaces it.
 export { demoProvider } from './provider/demo/index.js';
 export type { DemoSettings } from './provider/demo/settings.js';

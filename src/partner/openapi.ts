@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { WEBHOOK_SIGNATURE_HEADER } from '../contract/decisions.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SIGNATURE_HEADER } from '../contract/decisions.js';
 import { openApiDocument, type ApiOperation, type OpenApiDocument } from '../contract/openapi/document.js';
 import {
   CancelReportBody,
   CancelReportResponse,
   ErrorBody,
+  IdDigits,
   ReportId,
   SendCandidateBody,
   SendCandidateResponse,
   TestList,
+  text,
   ValidateTokenBody,
   ValidateTokenResponse,
   WebhookAck,
@@ -107,6 +109,21 @@ const webhookEvent = {
     },
   },
 };
+
+/**
+ * The envelope as the receiver reads it (platforms/hiring-platform/webhooks/receiver.ts): §6.2's,
+ * with an event type of any name — one the kit does not know yet is stored, and left to the
+ * handlers — and texts of at most 64 or 100 characters. test/openapi/agreement.test.ts holds the
+ * two to the same answers.
+ */
+const ReceivedEnvelope = WebhookEnvelope.extend({
+  created_at: text().min(1).max(64),
+  event_type: text()
+    .min(1)
+    .max(100)
+    .meta({ description: `The event's type (§6.3): ${Object.keys(WEBHOOK_EVENT_TYPES).join(', ')}; another is stored too.` }),
+  event_subtype: text().min(1).max(100),
+});
 
 const reportIdParam = {
   name: 'report_id',
@@ -333,7 +350,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
         name: 'company_id',
         in: 'path',
         description: 'The company whose configuration sends here.',
-        schema: z.string().regex(/^[1-9]\d{0,15}$/),
+        schema: IdDigits,
         example: String(EXAMPLE_COMPANY_ID),
       },
       {
@@ -345,7 +362,7 @@ export const PARTNER_OPERATIONS: readonly ApiOperation[] = [
       },
     ],
     requestBody: {
-      schema: z.union([z.object({ test: z.literal(true) }), WebhookEnvelope]),
+      schema: z.union([z.object({ test: z.literal(true) }), ReceivedEnvelope]),
       description: 'The test request, or an event envelope (§6.2).',
     },
     responses: {

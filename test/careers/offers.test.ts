@@ -178,6 +178,11 @@ describe('GET /careers/{subdomain}/api/offers/', () => {
     expect(res.body.offers).toHaveLength(7);
   });
 
+  test('a filter of spaces is empty too, as the API document says', async () => {
+    const res = await request(h.app).get('/careers/acme/api/offers/?department=%20%20&tag=+').expect(200);
+    expect(res.body.offers).toHaveLength(7);
+  });
+
   test('a filter given twice is a 422 in the JSON error shape', async () => {
     const res = await request(h.app).get('/careers/acme/api/offers/?tag=a&tag=b').expect(422);
     expect(res.body.errors).toHaveProperty('tag');

@@ -17,7 +17,7 @@ import { backgroundLoop } from '../../src/partner/jobs/loop.js';
 import { createMailer } from '../../src/partner/mail/transport.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { deliveryAgent } from '../../src/partner/reports/worker.js';
+import { deliveryAgent } from '../../src/partner/updates/worker.js';
 import { assemble } from '../../src/partner/assemble.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { webhookProcessor } from '../../src/partner/platforms/hiring-platform/webhooks/processor.js';

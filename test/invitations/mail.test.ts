@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { DELIVERY_RETRY } from '../../src/partner/updates/policy.js';
 import { capturedLogger } from '../support/log.js';
 import { flowHarness, linkIn, sendBody } from './support.js';
 

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InvitationToCancel, InvitationToStart, ProviderFactory } from '../../src/partner/provider/types.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
-import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { DELIVERY_RETRY } from '../../src/partner/updates/policy.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { productCanceller } from '../../src/partner/invitations/product-canceller.js';
 import { ON_POSTGRES } from '../support/database.js';

@@ -13,7 +13,7 @@ import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import type { DeliveryTimeouts } from '../../src/partner/reports/worker.js';
+import type { DeliveryTimeouts } from '../../src/partner/updates/worker.js';
 import type { ProviderSource } from '../../src/partner/provider/types.js';
 import { assemble } from '../../src/partner/assemble.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';

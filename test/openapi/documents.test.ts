@@ -92,8 +92,13 @@ describe('served', () => {
 it('documents every route the partner app serves to the platform (callbacks, webhooks, vendor endpoints)', async () => {
   const harness = await partnerHarness();
   try {
-    const stack = (harness.app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
-      .router.stack;
+    interface Layer {
+      route?: { path: string; methods: Record<string, boolean> };
+      handle?: { stack?: Layer[] };
+    }
+    // A platform's routes come in a router of their own, mounted at the root (app.ts).
+    const routesOf = (stack: Layer[]): Layer[] => stack.flatMap((layer) => (layer.handle?.stack ? routesOf(layer.handle.stack) : [layer]));
+    const stack = routesOf((harness.app as unknown as { router: { stack: Layer[] } }).router.stack);
     const normalise = (p: string) => p.replace(/:\w+/g, '{}').replace(/\{\w+\}/g, '{}');
     const served = stack
       .filter((layer) => layer.route && /^\/(callbacks|webhooks|vendor)\//.test(layer.route.path))

@@ -107,14 +107,17 @@ describe('the dashboard, navigated', () => {
     const delivered = updates.locator('tbody tr').first();
     expect(await delivered.locator('.tag').innerText()).toBe('delivered');
     expect(await delivered.locator('td').nth(6).innerText()).toBe('—');
-    // urls.show is a page to open; urls.cancel is the platform's to POST: shown, not a link.
+    // urls.show is a page to open. The queued update says the invitation started, in the kit's words.
     expect(await updates.getByRole('link', { name: /\/results\?token=/ }).count()).toBe(1);
-    expect(await updates.getByRole('link', { name: /\/cancel/ }).count()).toBe(0);
-    expect(await updates.locator('dd', { hasText: '/callbacks/reports/' }).innerText()).toContain('the platform POSTs here to cancel');
+    expect(await updates.locator('dt', { hasText: 'started' }).count()).toBe(1);
 
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/reports/${reportId}`);
     expect(await page.locator('h1').innerText()).toContain('Ada Lovelace');
+    // The request the platform got names urls.cancel, the platform's to POST: shown, not a link.
+    const log = page.locator('main');
+    expect(await log.getByRole('link', { name: /\/cancel/ }).count()).toBe(0);
+    expect(await log.locator('dd', { hasText: '/callbacks/reports/' }).first().innerText()).toContain('the platform POSTs here to cancel');
     await page.getByRole('link', { name: 'Acme Corp with a rather long customer name invites you to take the JavaScript fundamentals test' }).click();
     await page.waitForURL(`${h.publicUrl}/admin/mail/1`);
     expect(await page.locator('h1').innerText()).toBe('E-mail #1');

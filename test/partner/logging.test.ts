@@ -8,7 +8,7 @@ import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { partnerCore } from '../../src/partner/assemble.js';
+import { partnerCore } from '../../src/partner/core.js';
 import { appPlatforms, demoOn } from '../support/partner.js';
 
 function capture() {

@@ -7,7 +7,7 @@ import type { Clock } from '../../src/lib/clock.js';
 import { sqliteSql } from '../../src/lib/sql.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
-import { reportOutbox } from '../../src/partner/reports/outbox.js';
+import { updateOutbox } from '../../src/partner/updates/outbox.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../src/partner/db/migrations/', import.meta.url));
 const REPORT = '3f2a1c9e-8b7d-4e6f-a5b4-c3d2e1f0a9b8';
@@ -68,7 +68,7 @@ describe('migration 003: the outboxes find their invitation by row id', () => {
 
     const clock: Clock = { now: () => Date.parse('2026-11-23T11:00:00.000Z') };
     const sql = sqliteSql(db);
-    const reports = reportOutbox(sql, clock);
+    const reports = updateOutbox(sql, clock);
     expect((await reports.pendingOf(REPORT)).map((u) => u.body)).toEqual([{ status: 'completed', score: '80%' }]);
     expect((await reports.attemptsOf(REPORT)).map((a) => a.responseStatus)).toEqual([200]);
     expect((await mailOutbox(sql, clock).ofReport(REPORT)).map((m) => m.id)).toEqual([4]);
@@ -99,7 +99,7 @@ describe('migration 003: the outboxes find their invitation by row id', () => {
     const sql = sqliteSql(db);
     const clock: Clock = { now: () => Date.now() };
     const missing = '00000000-0000-4000-8000-000000000000';
-    await expect(sql.transaction((tx) => reportOutbox(sql, clock).enqueue(tx, missing, { status: 'canceled' }))).rejects.toThrow(/No invitation for report/);
+    await expect(sql.transaction((tx) => updateOutbox(sql, clock).enqueue(tx, missing, { status: 'canceled' }))).rejects.toThrow(/No invitation for report/);
     await expect(sql.transaction((tx) => mailOutbox(sql, clock).enqueue(tx, missing, 'invitation'))).rejects.toThrow(/No invitation for report/);
     expect(db.prepare('SELECT count(*) AS n FROM report_updates WHERE report_id = ?').get(missing)).toEqual({ n: 0 });
     db.close();

@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildProvider, partnerCore } from '../../src/partner/assemble.js';
+import { buildProvider } from '../../src/partner/assemble.js';
+import { partnerCore } from '../../src/partner/core.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { ConfigError } from '../../src/partner/config.js';
 import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';

@@ -5,7 +5,7 @@ import { capturedLogger } from '../support/log.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
 import { invitationStarter } from '../../src/partner/invitations/starter.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
-import { reportOutbox } from '../../src/partner/reports/outbox.js';
+import { updateOutbox } from '../../src/partner/updates/outbox.js';
 import type { Provider } from '../../src/partner/provider/types.js';
 import { arrangeStatus, bearer, candidateBody, demoOn, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
@@ -40,7 +40,7 @@ describe('invitation starter', () => {
       sql: h.sql,
       clock: h.clock,
       kind: 'assessment',
-      reports: reportOutbox(h.sql, h.clock),
+      updates: updateOutbox(h.sql, h.clock),
       mail: mailOutbox(h.sql, h.clock),
     });
     return invitationStarter({
@@ -67,7 +67,7 @@ describe('invitation starter', () => {
   it('when several invitations are due, then their starts are recorded in one transaction, and one that fails to record does not undo the others', async () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
     const links = { resultsUrl: (id: string) => `http://partner.test/results/${id}`, cancelUrl: (id: string) => `http://partner.test/cancel/${id}` };
-    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', reports: reportOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
+    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', updates: updateOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
     let transactions = 0;
     const { logger, entries } = capturedLogger();
     const s = starter({

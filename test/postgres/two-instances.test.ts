@@ -11,7 +11,7 @@ import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-plat
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
-import { DELIVERY_CONCURRENCY } from '../../src/partner/reports/policy.js';
+import { DELIVERY_CONCURRENCY } from '../../src/partner/updates/policy.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import { eventually } from '../support/eventually.js';
 import { roundRobin, startPartnerProcess, type PartnerProcess } from '../support/net.js';

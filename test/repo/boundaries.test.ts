@@ -100,13 +100,13 @@ describe('the platforms', () => {
     for (const [file, code] of [
       ['src/partner/invitations/x.ts', "export { hiringPlatform } from '../platforms/hiring-platform/index.js';\n"],
       ['src/partner/pages/x.ts', "export { WEBHOOK_PATH } from '../platforms/hiring-platform/webhooks/receiver.js';\n"],
-      ['src/partner/reports/x.ts', "export { statusOf } from '../platforms/greenhouse/status.js';\n"],
+      ['src/partner/updates/x.ts', "export { statusOf } from '../platforms/greenhouse/status.js';\n"],
       ['src/partner/app.ts', "export { registerCallbacks } from './platforms/hiring-platform/callbacks.js';\n"],
     ]) {
       expect(await restrictedImports(file!, code!), `${file}: ${code}`).toEqual([expect.stringContaining('The core knows no platform')]);
     }
     const seam = "export type { Platform } from '../platforms/platform.js';\n";
-    expect(await restrictedImports('src/partner/reports/x.ts', seam)).toEqual([]);
+    expect(await restrictedImports('src/partner/updates/x.ts', seam)).toEqual([]);
     // The modules that put the partner together name them.
     expect(await restrictedImports('src/partner/assemble.ts', "export { kitPlatforms } from './platforms/index.js';\n")).toEqual([]);
     expect(await restrictedImports('src/partner/index.ts', "export { hiringPlatform } from './platforms/hiring-platform/index.js';\n")).toEqual([]);

@@ -5,7 +5,7 @@ import { isoAt } from '../../src/lib/clock.js';
 import { sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
 import { openDb } from '../../src/partner/db/open.js';
-import { reportOutbox } from '../../src/partner/reports/outbox.js';
+import { updateOutbox } from '../../src/partner/updates/outbox.js';
 import { webhookInbox } from '../../src/partner/platforms/hiring-platform/webhooks/inbox.js';
 
 /**
@@ -45,7 +45,7 @@ function recordingDb() {
 /** `n` invitations, each with one report update queued, all due now; returns the report ids in order. */
 async function backlog(sql: Sql, n: number): Promise<string[]> {
   const invitations = invitationStore(sql, clock);
-  const reports = reportOutbox(sql, clock);
+  const reports = updateOutbox(sql, clock);
   const ids = Array.from({ length: n }, () => randomUUID());
   await sql.run(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, $1)`, [isoAt(NOW)]);
   await sql.transaction(async (tx) => {
@@ -75,7 +75,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
   it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', async () => {
     const { db, sql, planOf } = recordingDb();
     const ids = await backlog(sql, 20_000);
-    const reports = reportOutbox(sql, clock);
+    const reports = updateOutbox(sql, clock);
     // A second update for each of the first 100 reports, made due an hour earlier than everything
     // else: it still waits behind its report's first one.
     await sql.transaction(async (tx) => {
@@ -111,7 +111,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
        SELECT invitation_id, report_id, body, 'delivered', next_attempt_at, give_up_at, created_at, ? FROM report_updates WHERE status = 'dead'`,
     ).run(old);
 
-    expect(await reportOutbox(sql, clock).prune(30 * 86_400_000)).toBe(20_000);
+    expect(await updateOutbox(sql, clock).prune(30 * 86_400_000)).toBe(20_000);
     const left = db.prepare<[], { status: string; n: number }>('SELECT status, count(*) AS n FROM report_updates GROUP BY status ORDER BY status').all();
     expect(left).toEqual([
       { status: 'dead', n: 5_000 },
@@ -150,7 +150,7 @@ describe('the dashboard\'s lists of report updates among 20,000', () => {
     const ids = await backlog(sql, 20_000);
     db.prepare(`UPDATE report_updates SET status = 'delivered'`).run();
     db.prepare(`UPDATE report_updates SET status = 'dead' WHERE id IN (10, 5000, 15000)`).run();
-    const reports = reportOutbox(sql, clock);
+    const reports = updateOutbox(sql, clock);
 
     expect((await reports.recent({ status: 'dead' })).map((u) => u.id)).toEqual([15000, 5000, 10]);
     expect((await reports.recent({ limit: 2 })).map((u) => u.id)).toEqual([20000, 19999]);

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import request from 'supertest';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELIVERY_RETRY } from '../../src/partner/reports/policy.js';
+import { DELIVERY_RETRY } from '../../src/partner/updates/policy.js';
 import { ADMIN } from '../invitations/support.js';
 import { eventually } from '../support/eventually.js';
 import { ACME, attemptRanges, CANDIDATES, deliveryWorld, type DeliveryWorld } from './support.js';
@@ -65,7 +65,7 @@ describe('report delivery to the platform', () => {
     const t0 = world.partner.clock.now();
     const rounds = await world.partner.deliverUntilIdle();
     expect(rounds).toEqual([t0, t0 + 10 * SECOND, t0 + 30 * SECOND]);
-    expect((await world.partner.reports.attemptsOf(reportId)).map((a) => [a.responseStatus, a.outcome, a.nextAttemptAt])).toEqual([
+    expect((await world.partner.updates.attemptsOf(reportId)).map((a) => [a.responseStatus, a.outcome, a.nextAttemptAt])).toEqual([
       [500, 'retry', iso(t0 + 10 * SECOND)],
       [500, 'retry', iso(t0 + 30 * SECOND)],
       [200, 'delivered', null],
@@ -102,7 +102,7 @@ describe('report delivery to the platform', () => {
     const reportId = await sentAndStarted(world);
     await world.fault({ delayMs: 1500 });
     await world.partner.deliverUntilIdle();
-    const attempts = await world.partner.reports.attemptsOf(reportId);
+    const attempts = await world.partner.updates.attemptsOf(reportId);
     expect(attempts.map((a) => a.outcome)).toEqual(['retry', 'delivered']);
     expect(attempts[0]!.error).toMatch(/UND_ERR_HEADERS_TIMEOUT|timed out/);
     expect(attempts[0]!.durationMs).toBeLessThan(1500);
@@ -114,7 +114,7 @@ describe('report delivery to the platform', () => {
     const reportId = await sentAndStarted(world);
     await world.fault({ drop: true });
     await world.partner.deliverUntilIdle();
-    const attempts = await world.partner.reports.attemptsOf(reportId);
+    const attempts = await world.partner.updates.attemptsOf(reportId);
     expect(attempts.map((a) => [a.responseStatus, a.outcome])).toEqual([
       [null, 'retry'],
       [200, 'delivered'],
@@ -126,7 +126,7 @@ describe('report delivery to the platform', () => {
     world = await deliveryWorld({ platformUrl: () => 'http://127.0.0.1:9' });
     const reportId = await sentAndStarted(world);
     expect(await world.partner.worker.runOnce()).toMatchObject({ retried: 1, dead: 0 });
-    expect((await world.partner.reports.attemptsOf(reportId))[0]!.error).toMatch(/ECONNREFUSED/);
+    expect((await world.partner.updates.attemptsOf(reportId))[0]!.error).toMatch(/ECONNREFUSED/);
   });
 
   describe('dead letters at once', () => {
@@ -197,7 +197,7 @@ describe('report delivery to the platform', () => {
 
     await request(world.mock.url).delete('/_mock/faults').expect(204);
     const id = (await world.partner.row('SELECT id FROM report_updates'))!.id as number;
-    expect(await world.partner.reports.retryNow(id)).toBe(true);
+    expect(await world.partner.updates.retryNow(id)).toBe(true);
     await world.partner.deliverUntilIdle();
     expect(await world.partner.row('SELECT status FROM report_updates')).toEqual({ status: 'delivered' });
     expect((await world.report(reportId)).urls.show).toBeDefined();
@@ -247,14 +247,14 @@ describe('the delivery log', () => {
 
     world.partner.clock.advance(29 * 86_400_000);
     await world.partner.worker.runOnce();
-    expect(await world.partner.reports.ofReport(delivered)).toHaveLength(1);
+    expect(await world.partner.updates.ofReport(delivered)).toHaveLength(1);
 
     world.partner.clock.advance(2 * 86_400_000);
     await world.partner.worker.runOnce();
-    expect(await world.partner.reports.ofReport(delivered)).toEqual([]);
-    expect(await world.partner.reports.attemptsOf(delivered)).toEqual([]);
-    expect((await world.partner.reports.ofReport(dead)).map((u) => u.status)).toEqual(['dead']);
-    expect(await world.partner.reports.attemptsOf(dead)).toHaveLength(1);
+    expect(await world.partner.updates.ofReport(delivered)).toEqual([]);
+    expect(await world.partner.updates.attemptsOf(delivered)).toEqual([]);
+    expect((await world.partner.updates.ofReport(dead)).map((u) => u.status)).toEqual(['dead']);
+    expect(await world.partner.updates.attemptsOf(dead)).toHaveLength(1);
   });
 });
 
@@ -272,7 +272,7 @@ describe('order of a report\'s updates', () => {
       [1, 2, 'delivered'],
     ]);
     // What the partner sent (the faulted call is answered before the platform reads its body).
-    const bodies = (await world.partner.reports.attemptsOf(reportId)).map((a) => JSON.parse(a.requestBody));
+    const bodies = (await world.partner.updates.attemptsOf(reportId)).map((a) => JSON.parse(a.requestBody));
     expect(Object.keys(bodies[0])).toEqual(['urls']);
     expect(bodies[1]).toMatchObject({ status: 'completed', score: '100%', urls: { show: expect.any(String), cancel: expect.any(String) } });
     expect((await world.calls(reportId)).map((c) => c.response_status)).toEqual([500, 200]);
@@ -306,7 +306,7 @@ describe('order of a report\'s updates', () => {
     await world.partner.deliverUntilIdle(); // update 2 (completed, urls.show): delivered
     const showAfterCompletion = (await world.report(reportId)).urls.show;
 
-    expect(await world.partner.reports.retryNow(1)).toBe(true);
+    expect(await world.partner.updates.retryNow(1)).toBe(true);
     await world.partner.deliverUntilIdle();
     const last = (await world.calls(reportId)).at(-1)!;
     expect(JSON.parse(last.request_body!)).toEqual({ urls: { cancel: `${world.partner.publicUrl}/callbacks/reports/${reportId}/cancel` } });
@@ -368,7 +368,7 @@ describe('check kinds on the platform', () => {
     // The links and the result went out together, and the platform took them.
     expect(await world.partner.rows('SELECT status FROM report_updates')).toEqual([{ status: 'delivered' }, { status: 'delivered' }]);
     expect(await attemptRanges(world, reportId)).toEqual([[1, 2, 'delivered']]);
-    const sent = JSON.parse((await world.partner.reports.attemptsOf(reportId))[0]!.requestBody);
+    const sent = JSON.parse((await world.partner.updates.attemptsOf(reportId))[0]!.requestBody);
     expect(sent).not.toHaveProperty('subtitle');
     expect(sent).not.toHaveProperty('properties');
     expect(await world.report(reportId)).toMatchObject({ status: 'completed', score: 'Clear', subtitle: null, properties: [] });

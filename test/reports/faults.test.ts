@@ -54,7 +54,7 @@ describe('deliveries through a faulty platform', () => {
 
     // Every fault was used: the run really went through them.
     expect((await request(w.mock.url).get('/_mock/faults').expect(200)).body.faults).toEqual([]);
-    const failures = (await Promise.all(plans.map((p) => w.partner.reports.attemptsOf(p.reportId)))).flat().filter((a) => a.outcome === 'retry');
+    const failures = (await Promise.all(plans.map((p) => w.partner.updates.attemptsOf(p.reportId)))).flat().filter((a) => a.outcome === 'retry');
     expect(new Set(failures.map((a) => a.responseStatus ?? (/TIMEOUT|timed out/i.test(a.error!) ? 'timeout' : 'dropped')))).toEqual(
       new Set([500, 429, 503, 502, 'timeout', 'dropped']),
     );
@@ -73,7 +73,7 @@ describe('deliveries through a faulty platform', () => {
 
       // The partner sent the report's updates in queue order: each request starts where the
       // previous one stopped, or repeats it after a failure; never an older range after a newer.
-      const ids = (await w.partner.reports.ofReport(plan.reportId)).map((u) => u.id);
+      const ids = (await w.partner.updates.ofReport(plan.reportId)).map((u) => u.id);
       const ranges = await attemptRanges(w, plan.reportId);
       expect(ranges[0]![0]).toBe(ids[0]);
       expect(ranges.at(-1)).toEqual([expect.any(Number), ids.at(-1), 'delivered']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from '../../src/partner/reports/body.js';
+import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from '../../src/partner/updates/body.js';
 import { backoffMs } from '../../src/partner/jobs/backoff.js';
-import { DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/partner/reports/policy.js';
+import { DELIVERY_RETRY, outcomeOf, retryAfterMs } from '../../src/partner/updates/policy.js';
 
 describe('what an answer means for a report update', () => {
   it('2xx is delivered; 408, 425, 429 and 5xx are retried; every other status is a dead letter at once', () => {

@@ -110,5 +110,5 @@ export type DeliveryWorld = Awaited<ReturnType<typeof deliveryWorld>>;
 
 /** The partner's delivery attempts for a report: which updates each request covered. */
 export async function attemptRanges(world: DeliveryWorld, reportId: string) {
-  return (await world.partner.reports.attemptsOf(reportId)).map((a) => [a.firstUpdateId, a.lastUpdateId, a.outcome] as const);
+  return (await world.partner.updates.attemptsOf(reportId)).map((a) => [a.firstUpdateId, a.lastUpdateId, a.outcome] as const);
 }

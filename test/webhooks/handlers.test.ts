@@ -20,7 +20,7 @@ const deliver = async (body: string) => {
 };
 const invitation = (reportId: string) =>
   partner.row('SELECT first_name, last_name, email, phone, extra_inputs, status, score, candidate_id FROM invitations WHERE report_id = ?', reportId);
-const queued = async (reportId: string) => (await partner.reports.pendingOf(reportId)).map((u) => u.body);
+const queued = async (reportId: string) => (await partner.updates.pendingOf(reportId)).map((u) => u.body);
 const entry = (eventId: number) => partner.processor.inbox.find(COMPANY, eventId);
 
 describe('webhook handlers', () => {
@@ -269,7 +269,7 @@ describe('webhook handlers', () => {
     const { webhookProcessor } = await import('../../src/partner/platforms/hiring-platform/webhooks/processor.js');
     const { invitationLifecycle } = await import('../../src/partner/invitations/lifecycle.js');
     const { mailOutbox } = await import('../../src/partner/mail/outbox.js');
-    const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, kind: 'assessment', reports: partner.reports, mail: mailOutbox(partner.sql, partner.clock) });
+    const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, kind: 'assessment', updates: partner.updates, mail: mailOutbox(partner.sql, partner.clock) });
     const restarted = webhookProcessor({
       sql: partner.sql,
       clock: partner.clock,

@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
 import { invitationStore, type InvitationStore } from '../../src/partner/invitations/store.js';
 import { mailOutbox } from '../../src/partner/mail/outbox.js';
-import { reportOutbox, type ReportOutbox } from '../../src/partner/reports/outbox.js';
+import { updateOutbox, type UpdateOutbox } from '../../src/partner/updates/outbox.js';
 import type { WebhookHandler } from '../../src/partner/platforms/hiring-platform/webhooks/handlers/index.js';
 import { webhookProcessor, type WebhookProcessor } from '../../src/partner/platforms/hiring-platform/webhooks/processor.js';
 import { registerWebhookReceiver } from '../../src/partner/platforms/hiring-platform/webhooks/receiver.js';
@@ -35,7 +35,7 @@ export interface PartnerWebhooks {
   clock: FakeClock;
   accounts: AccountStore;
   invitations: InvitationStore;
-  reports: ReportOutbox;
+  updates: UpdateOutbox;
   processor: WebhookProcessor;
   /** The secrets the receiver uses, by company; tests change them (a rotation). */
   secrets: Map<number, string[]>;
@@ -65,8 +65,8 @@ export async function partnerWebhooks(
   const logger = options.logger ?? createLogger('silent');
   const accounts = accountStore(sql, clock);
   const invitations = invitationStore(sql, clock);
-  const reports = reportOutbox(sql, clock);
-  const lifecycle = invitationLifecycle({ sql, clock, kind: 'assessment', reports, mail: mailOutbox(sql, clock) });
+  const updates = updateOutbox(sql, clock);
+  const lifecycle = invitationLifecycle({ sql, clock, kind: 'assessment', updates, mail: mailOutbox(sql, clock) });
   const secrets = new Map<number, string[]>([[COMPANY, [SECRET]]]);
   let stored = 0;
 
@@ -103,7 +103,7 @@ export async function partnerWebhooks(
     clock,
     accounts,
     invitations,
-    reports,
+    updates,
     processor,
     secrets,
     stored: () => stored,

@@ -31,6 +31,8 @@ export interface ApiResponse {
   description: string;
   /** The JSON body of the answer; absent: no body (204). Tests parse real answers with it. */
   schema?: z.ZodType;
+  /** The declared type of that body, when it is not application/json (a JSON text sent as text/plain). */
+  contentType?: string;
 }
 
 export interface ApiExample {
@@ -61,7 +63,11 @@ export interface ApiOperation {
   /** Names of security schemes, any one of which authenticates; absent: no credentials. */
   security?: string[];
   parameters?: ApiParameter[];
-  requestBody?: { schema: z.ZodType; description?: string; required?: boolean };
+  /**
+   * `contentTypes`: the media types the body may be sent as, each described by `schema` (default:
+   * JSON alone). The examples are JSON bodies.
+   */
+  requestBody?: { schema: z.ZodType; description?: string; required?: boolean; contentTypes?: string[] };
   responses: Record<number, ApiResponse>;
   examples: ApiExample[];
 }
@@ -95,9 +101,45 @@ const JSON_TYPE = 'application/json';
  * (`io: 'input'`: ids as number or string, unknown keys tolerated), answers as it writes them.
  */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    override: io === 'input' ? ({ zodSchema, jsonSchema }) => sayNotBlank(zodSchema, jsonSchema) : undefined,
+  }) as Record<string, unknown>;
   delete json.$schema;
   return json;
+}
+
+/**
+ * [kit decision] What "not blank" reads as in a document: a string with a non-space character
+ * (`pattern: "\\S"`, unanchored). A server that trims a field before checking its minimum length
+ * refuses "  " although `minLength: 1` allows it; the pattern says so, for the raw value a client
+ * sends, wherever a schema trims first — the contract's, a route's own, and any added later.
+ */
+export const NOT_BLANK_PATTERN = '\\S';
+
+interface CheckDef {
+  check: string;
+  minimum?: number;
+  tx?: (value: string) => unknown;
+}
+
+function sayNotBlank(zodSchema: unknown, json: Record<string, unknown>): void {
+  const def = (zodSchema as { _zod: { def: { type: string; checks?: { _zod: { def: CheckDef } }[] } } })._zod.def;
+  if (def.type !== 'string') return;
+  const checks = (def.checks ?? []).map((c) => c._zod.def);
+  const trims = checks.findIndex((c) => c.check === 'overwrite' && c.tx?.(' \t x \n') === 'x');
+  const min = checks.findIndex((c) => c.check === 'min_length' && (c.minimum ?? 0) >= 1);
+  if (trims === -1 || min < trims) return;
+  if (json.pattern === undefined && json.allOf === undefined) {
+    json.pattern = NOT_BLANK_PATTERN;
+    return;
+  }
+  // A schema of several patterns lists each under allOf, as zod writes them.
+  const patterns = json.pattern === undefined ? [] : [{ pattern: json.pattern }];
+  delete json.pattern;
+  json.allOf = [...((json.allOf as unknown[] | undefined) ?? []), ...patterns, { pattern: NOT_BLANK_PATTERN }];
 }
 
 /** Builds the document. Throws when an example names a status, parameter or body the operation lacks. */
@@ -148,7 +190,10 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
           description: r.description,
           ...(r.schema && {
             content: {
-              [JSON_TYPE]: { schema: jsonSchemaOf(r.schema, 'output'), ...(Object.keys(examples).length > 0 && { examples }) },
+              [r.contentType ?? JSON_TYPE]: {
+                schema: jsonSchemaOf(r.schema, 'output'),
+                ...(Object.keys(examples).length > 0 && { examples }),
+              },
             },
           }),
         },
@@ -174,12 +219,15 @@ function operationObject(op: ApiOperation): Record<string, unknown> {
       requestBody: {
         required: op.requestBody.required ?? true,
         ...(op.requestBody.description && { description: op.requestBody.description }),
-        content: {
-          [JSON_TYPE]: {
-            schema: jsonSchemaOf(op.requestBody.schema, 'input'),
-            examples: named((e) => e.body, (e) => e.body !== undefined),
-          },
-        },
+        content: Object.fromEntries(
+          (op.requestBody.contentTypes ?? [JSON_TYPE]).map((type) => [
+            type,
+            {
+              schema: jsonSchemaOf(op.requestBody!.schema, 'input'),
+              ...(type === JSON_TYPE && { examples: named((e) => e.body, (e) => e.body !== undefined) }),
+            },
+          ]),
+        ),
       },
     }),
     responses,

@@ -5,10 +5,11 @@ import { parseOr422 } from '../../lib/http/validate.js';
 import { companyOf, publishedOfferOf, type CareersContext } from './context.js';
 import { offerJson } from './offer-json.js';
 
-const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);
+/** An empty filter, "" or spaces, is no filter. */
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const nameFilter = z.preprocess(blankToUndefined, z.string().trim().max(200).optional());
-const OffersQuery = z.object({ department: nameFilter, tag: nameFilter });
-const ApplyQuery = z.object({
+export const OffersQuery = z.object({ department: nameFilter, tag: nameFilter });
+export const ApplyQuery = z.object({
   async: z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1'),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IntegerId } from '../../contract/schemas.js';
+import { emailAddress, IntegerId } from '../../contract/schemas.js';
 import { payloadTooLarge, unprocessable } from '../../lib/errors.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { ANSWER_FIELD, MAX_LENGTH, MAX_UPLOAD_BYTES, type FieldSetting, type QuestionKind } from './decisions.js';
@@ -67,8 +67,10 @@ type Answer = z.infer<typeof Answer>;
 
 /** Each candidate field on its own, so that every problem is reported in one answer. */
 const CandidateFields = {
-  name: z.preprocess(blankToUndefined, z.string().trim().max(MAX_LENGTH.name)),
-  email: z.preprocess(blankToUndefined, z.string().trim().max(MAX_LENGTH.email).pipe(z.email('must be a valid e-mail address'))),
+  // Blanks never reach the string schemas (they read as "not sent"); their minimum says, in the
+  // API's document, that a blank name is refused.
+  name: z.preprocess(blankToUndefined, z.string().trim().min(1).max(MAX_LENGTH.name)),
+  email: z.preprocess(blankToUndefined, emailAddress(MAX_LENGTH.email)),
   phone: optionalText(MAX_LENGTH.phone),
   cover_letter: optionalText(MAX_LENGTH.coverLetter),
   cv: z.preprocess(blankToUndefined, FileValue.optional()),
@@ -338,3 +340,41 @@ function plainText(html: string): string {
   const text = html.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
+
+/** A blank value (null, "" or spaces), which counts as not sent, beside what a field takes when sent. */
+const orBlank = <S extends z.ZodType>(schema: S, description: string) =>
+  z.union([schema, z.null(), z.string().regex(/^\s*$/)]).optional().meta({ description });
+
+/**
+ * An application as the API's document shows it: the schemas above, field by field, with what
+ * they leave to the offer spelled out — a file in JSON is `JsonFile` (multipart sends the file
+ * itself), and an answer's value goes in the one field its question's kind takes
+ * (platform-contract.md §7.4), checked against the question.
+ */
+export const ApplicationBody = z.object({
+  candidate: z.object({
+    ...CandidateFields,
+    phone: CandidateFields.phone.meta({ description: 'Required or ignored as the offer\'s `options_phone` says; blank is "not sent".' }),
+    cover_letter: CandidateFields.cover_letter.meta({ description: 'As the offer\'s `options_cover_letter` says; blank is "not sent".' }),
+    cv: orBlank(JsonFile, 'As the offer\'s `options_cv` says. In multipart/form-data, the file itself.'),
+    photo: orBlank(JsonFile, 'As the offer\'s `options_photo` says. In multipart/form-data, the file itself.'),
+    location_ids: CandidateFields.location_ids.meta({
+      description: 'The answer to the location question: ids of the offer\'s `locations`.',
+    }),
+    open_question_answers_attributes: z
+      .array(
+        Answer.extend({
+          content: orBlank(
+            z.union([z.string(), z.number()]),
+            'string, text, date (YYYY-MM-DD), number, salary and single_choice (an option\'s id or exact body).',
+          ),
+          multi_content: orBlank(VALUE_SCHEMAS.multi_choice, 'multi_choice: options\' ids or exact bodies (one, or a list).'),
+          flag: orBlank(VALUE_SCHEMAS.boolean, 'boolean and legal (a required legal question must be true).'),
+          file: orBlank(JsonFile, 'file and video. In multipart/form-data, the file itself.'),
+        }),
+      )
+      .max(100)
+      .optional()
+      .meta({ description: 'One answer per question; each question\'s kind, required flag and options are in the offer.' }),
+  }),
+});

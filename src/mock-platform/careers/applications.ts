@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import type { Db } from '../../lib/db.js';
 import type { ValidApplication } from './application.js';
-import { careersTimestamp } from './decisions.js';
+import { careersTimestamp, QUESTION_KINDS } from './decisions.js';
+import { CareersTime } from './offer-json.js';
 import type { CandidateRecord } from './payloads.js';
 import type { IncomingFile } from './uploads.js';
 
@@ -21,7 +23,7 @@ interface FileRow {
   content_type: string;
   size: number;
   path: string | null;
-  status: 'processing' | 'stored' | 'failed';
+  status: (typeof FILE_STATUSES)[number];
 }
 
 interface AnswerRow {
@@ -32,6 +34,45 @@ interface AnswerRow {
   flag: number | null;
   file_id: number | null;
 }
+
+const FILE_STATUSES = ['processing', 'stored', 'failed'] as const;
+const UploadedFileJson = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  content_type: z.string(),
+  size: z.number().int(),
+  status: z.enum(FILE_STATUSES),
+});
+
+/**
+ * The candidate `candidateJson` writes (careers/README.md, "201 body"), for the API's document: an
+ * answer carries the one field its question's kind takes.
+ */
+export const ApplicationCandidate = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  emails: z.array(z.string()),
+  phones: z.array(z.string()),
+  source: z.literal('career_site'),
+  created_at: CareersTime,
+  updated_at: CareersTime,
+  placements: z.array(
+    z.object({ id: z.number().int(), offer_id: z.number().int(), offer_slug: z.string(), location_ids: z.array(z.number().int()) }),
+  ),
+  open_question_answers: z.array(
+    z.object({
+      open_question_id: z.number().int(),
+      kind: z.enum(QUESTION_KINDS),
+      content: z.string().nullable().optional(),
+      multi_content: z.array(z.string()).optional(),
+      flag: z.boolean().optional(),
+      file: UploadedFileJson.optional(),
+    }),
+  ),
+  cover_letter: z.string().optional(),
+  cv: UploadedFileJson.optional(),
+  photo: UploadedFileJson.optional(),
+});
 
 /** The careers site's writes: a candidate with its placement, answers and files. */
 export function applicationStore(db: Db) {

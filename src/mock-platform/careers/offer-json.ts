@@ -1,4 +1,5 @@
-import { OFFER_LANGUAGE, careersTimestamp } from './decisions.js';
+import { z } from 'zod';
+import { FIELD_SETTINGS, OFFER_LANGUAGE, QUESTION_KINDS, careersTimestamp } from './decisions.js';
 import type { LocationRow, OfferView, Question } from './store.js';
 
 /** Where the mock serves a company's careers site, for the URLs an offer carries. */
@@ -10,6 +11,103 @@ export function careersUrls(publicUrl: string, subdomain: string) {
     apply: (slug: string) => `${site}/offers/${encodeURIComponent(slug)}/apply`,
   };
 }
+
+/** platform-contract.md §7.1: every timestamp of the careers site API reads "YYYY-MM-DD HH:MM:SS UTC". */
+export const CareersTime = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+/** Texts by language: the offer's own (`en`) and each translation. */
+const Translations = <T extends z.ZodType>(texts: T) => z.record(z.string(), texts);
+
+export const OfferLocation = z.object({
+  id: z.number().int(),
+  name: z.string().optional(),
+  street: z.string().optional(),
+  city: z.string().optional(),
+  postal_code: z.string().optional(),
+  state: z.string().optional(),
+  state_code: z.string().optional(),
+  country: z.string().optional(),
+  country_code: z.string().optional(),
+  note: z.string().optional(),
+});
+
+export const OfferQuestion = z.object({
+  id: z.number().int(),
+  position: z.number().int(),
+  kind: z.enum(QUESTION_KINDS),
+  required: z.boolean(),
+  body: z.string(),
+  options: z.record(z.string(), z.unknown()),
+  translations: Translations(z.object({ body: z.string() })),
+  open_question_options: z.array(
+    z.object({
+      id: z.number().int(),
+      position: z.number().int(),
+      body: z.string(),
+      translations: Translations(z.object({ body: z.string() })),
+    }),
+  ),
+});
+
+/**
+ * The Offer JSON `offerJson` writes, for the API's document: the keys on every offer first, then
+ * those left out when the offer lacks them (careers/README.md, "Offer keys").
+ */
+export const Offer = z.object({
+  id: z.number().int(),
+  guid: z.string(),
+  slug: z.string(),
+  position: z.number().int().nullable(),
+  company_name: z.string(),
+  title: z.string(),
+  department: z.string().nullable(),
+  status: z.string(),
+  careers_url: z.string(),
+  careers_apply_url: z.string(),
+  mailbox_email: z.string().nullable(),
+  created_at: CareersTime,
+  published_at: CareersTime.nullable(),
+  updated_at: CareersTime,
+  close_at: CareersTime.nullable(),
+  description: z.string().nullable(),
+  requirements: z.string().nullable(),
+  location: z.string(),
+  city: z.string(),
+  country: z.string(),
+  country_code: z.string(),
+  state_code: z.string(),
+  postal_code: z.string(),
+  remote: z.boolean().nullable(),
+  on_site: z.boolean().nullable(),
+  hybrid: z.boolean().nullable(),
+  employment_type_code: z.string().nullable(),
+  category_code: z.string().nullable(),
+  experience_code: z.string().nullable(),
+  education_code: z.string().nullable(),
+  min_hours: z.number().int().nullable(),
+  max_hours: z.number().int().nullable(),
+  tags: z.array(z.string()),
+  translations: Translations(z.record(z.string(), z.string())),
+  open_questions: z.array(OfferQuestion),
+  options_cover_letter: z.enum(FIELD_SETTINGS),
+  options_photo: z.enum(FIELD_SETTINGS),
+  options_cv: z.enum(FIELD_SETTINGS),
+  options_phone: z.enum(FIELD_SETTINGS),
+  locations: z.array(OfferLocation).optional(),
+  highlight: z.string().optional(),
+  locations_question_required: z.boolean().optional(),
+  locations_question: z.string().optional(),
+  locations_question_type: z.string().optional(),
+  location_question_visible: z.boolean().optional(),
+  min_hours_per_week: z.string().optional(),
+  max_hours_per_week: z.string().optional(),
+  sharing_title: z.string().optional(),
+  sharing_description: z.string().optional(),
+  sharing_image: z.string().optional(),
+  cover_image: z.object({ url: z.string() }).optional(),
+  salary: z
+    .object({ min: z.string().optional(), max: z.string().optional(), period: z.string().optional(), currency: z.string().optional() })
+    .optional(),
+});
 
 /**
  * An offer as the careers site API shows it (platform-contract.md §7.1, and the real careers API's public offers

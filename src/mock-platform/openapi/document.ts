@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
 import { openApiDocument, type ApiOperation, type OpenApiDocument } from '../../contract/openapi/document.js';
-import { Codename, ErrorBody, Partner, PartnerPatch, PartnerRequest, Report, ReportId } from '../../contract/schemas.js';
+import { Codename, ErrorBody, IdDigits, Partner, PartnerPatch, PartnerRequest, Report, ReportId } from '../../contract/schemas.js';
+import { ApplyQuery, OffersQuery } from '../careers/api.js';
+import { ApplicationBody } from '../careers/application.js';
+import { ApplicationCandidate } from '../careers/applications.js';
+import { MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from '../careers/decisions.js';
+import { Offer } from '../careers/offer-json.js';
 import { AcceptedReportUpdate } from '../reports/rules.js';
 import { SEED_API_TOKENS } from '../seed.js';
 
 /**
- * The platform's API for partners as the mock implements it — the partner record (§3.1) and the
- * reports API (§3.2) — as an OpenAPI 3.1 document: served at `GET /openapi.json` and rendered by
- * Redoc at `/api-reference`. Each operation is listed once, here, with the schemas its route
+ * The platform's API for partners as the mock implements it — the partner record (§3.1), the
+ * reports API (§3.2) and the careers site API (§7) — as an OpenAPI 3.1 document: served at
+ * `GET /openapi.json` and rendered by Redoc at `/api-reference`. Each operation is listed once, here, with the schemas its route
  * validates with; test/openapi/ sends every example to a running mock and checks each answer
  * against its documented schema.
  *
  * The examples are the sandbox's: company 1 (Acme Corp) with its API token, the kit's codename,
- * and its candidate 17 (Ada Lovelace), to whom report R1 was sent.
+ * and its candidate 17 (Ada Lovelace), to whom report R1 was sent; its careers site `acme`, with the
+ * seeded offers (careers/seed.ts).
  */
 
 const CODENAME = 'demo-assessments';
@@ -92,7 +98,7 @@ const companyParam = {
   name: 'company_id',
   in: 'path',
   description: 'A company on the platform.',
-  schema: z.string().regex(/^[1-9]\d{0,15}$/),
+  schema: IdDigits,
   example: String(ACME.companyId),
 } as const;
 
@@ -116,7 +122,310 @@ const SECRET_ERROR = { 401: error('Missing or wrong partner secret (a Bearer tok
 const PartnerEnvelope = z.object({ partner: Partner });
 const PARTNER_PATH = '/api/p/{codename}/c/{company_id}/partner';
 
-/** The API in the order the examples run (a partner is created, read, changed, deleted). */
+// --- §7 Careers site ---------------------------------------------------------------------------
+
+/** Where the examples' offers live: the sandbox's address (`npm run mock`); a mock elsewhere writes its own. */
+const SITE = 'http://127.0.0.1:4000/careers/acme';
+const careersTranslation = (texts: { title: string; description?: string }) => ({
+  title: texts.title,
+  description: texts.description ?? '',
+  highlight: '',
+  requirements: '',
+  sharing_image: '',
+  sharing_title: '',
+  sharing_description: '',
+  locations_question: '',
+});
+const offerUrls = (slug: string) => ({ careers_url: `${SITE}/offers/${slug}`, careers_apply_url: `${SITE}/offers/${slug}/apply` });
+const openApplication = {
+  id: 105,
+  guid: 'w9n3b',
+  slug: 'open-application',
+  position: 7,
+  company_name: 'Acme Corp',
+  title: 'Open application',
+  department: null,
+  status: 'published',
+  ...offerUrls('open-application'),
+  mailbox_email: null,
+  created_at: '2026-09-02 09:00:00 UTC',
+  published_at: '2026-09-02 09:00:00 UTC',
+  updated_at: '2026-10-31 09:00:00 UTC',
+  close_at: null,
+  description: null,
+  requirements: null,
+  location: '',
+  city: '',
+  country: '',
+  country_code: '',
+  state_code: '',
+  postal_code: '',
+  remote: false,
+  on_site: false,
+  hybrid: false,
+  employment_type_code: 'other',
+  category_code: 'other',
+  experience_code: 'not_applicable',
+  education_code: 'unspecified',
+  min_hours: null,
+  max_hours: null,
+  tags: [],
+  translations: { en: careersTranslation({ title: 'Open application' }) },
+  open_questions: [],
+  options_cover_letter: 'optional',
+  options_photo: 'off',
+  options_cv: 'optional',
+  options_phone: 'optional',
+};
+const productDesigner = {
+  ...openApplication,
+  id: 103,
+  guid: 'p8d4w',
+  slug: 'product-designer',
+  position: 2,
+  title: 'Product Designer',
+  department: 'Design',
+  ...offerUrls('product-designer'),
+  created_at: '2026-10-24 09:00:00 UTC',
+  published_at: '2026-10-27 09:00:00 UTC',
+  description: '<p>Shape how dispatchers plan a day of deliveries.</p>',
+  location: 'Amsterdam, Netherlands',
+  city: 'Amsterdam',
+  country: 'Netherlands',
+  country_code: 'NL',
+  state_code: 'NH',
+  postal_code: '1015 BS',
+  on_site: true,
+  employment_type_code: 'parttime_permanent',
+  category_code: 'design',
+  experience_code: 'mid_level',
+  education_code: 'bachelor_degree',
+  min_hours: 24,
+  max_hours: 32,
+  tags: ['Remote-friendly'],
+  translations: {
+    en: careersTranslation({ title: 'Product Designer', description: '<p>Shape how dispatchers plan a day of deliveries.</p>' }),
+    de: careersTranslation({ title: 'Produktdesigner (m/w/d)', description: '<p>Gestalte, wie Disponenten ihren Tag planen.</p>' }),
+  },
+  open_questions: [
+    {
+      id: 1031,
+      position: 1,
+      kind: 'file',
+      required: true,
+      body: 'Your portfolio (PDF)',
+      options: {},
+      translations: { en: { body: 'Your portfolio (PDF)' } },
+      open_question_options: [],
+    },
+    {
+      id: 1032,
+      position: 2,
+      kind: 'string',
+      required: false,
+      body: 'Link to your portfolio site',
+      options: {},
+      translations: { en: { body: 'Link to your portfolio site' } },
+      open_question_options: [],
+    },
+  ],
+  locations: [
+    {
+      id: 11,
+      name: 'Amsterdam HQ',
+      street: 'Herengracht 100',
+      city: 'Amsterdam',
+      postal_code: '1015 BS',
+      state: 'North Holland',
+      state_code: 'NH',
+      country: 'Netherlands',
+      country_code: 'NL',
+    },
+  ],
+  min_hours_per_week: '24',
+  max_hours_per_week: '32',
+};
+const brandDesigner = {
+  ...openApplication,
+  id: 109,
+  guid: 'b5r1d',
+  slug: 'brand-designer',
+  position: 6,
+  title: 'Brand Designer',
+  department: 'Design',
+  ...offerUrls('brand-designer'),
+  created_at: '2026-10-06 09:00:00 UTC',
+  published_at: '2026-10-07 09:00:00 UTC',
+  description: '<p>Give Acme a look that fits a logistics company people like.</p>',
+  location: 'Remote',
+  remote: true,
+  employment_type_code: 'freelance',
+  category_code: 'design',
+  experience_code: 'senior_level',
+  min_hours: 16,
+  max_hours: 24,
+  tags: ['Remote-friendly'],
+  translations: {
+    en: careersTranslation({ title: 'Brand Designer', description: '<p>Give Acme a look that fits a logistics company people like.</p>' }),
+  },
+  options_phone: 'off',
+};
+
+const subdomainParam = {
+  name: 'subdomain',
+  in: 'path',
+  description: 'The company\'s careers site.',
+  schema: z.string(),
+  example: 'acme',
+} as const;
+const slugParam = {
+  name: 'slug',
+  in: 'path',
+  description: 'A published offer of the company.',
+  schema: z.string(),
+  example: 'open-application',
+} as const;
+const NOT_FOUND = { error: 'Not Found' };
+const careersNotFound = (what: string) => ({ description: `${what}, declared as \`text/plain\` (§8.2).`, schema: ErrorBody, contentType: 'text/plain' });
+const unknownCompany = { name: 'unknown_company', summary: 'A careers site nobody has', params: { subdomain: 'no-such-company' }, status: 404, response: NOT_FOUND };
+
+const adaApplies = {
+  candidate: {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    cv: { name: 'cv.txt', content_type: 'text/plain', data: Buffer.from('Ada Lovelace: analyst, programmer.').toString('base64') },
+  },
+};
+const adaApplied = {
+  id: 31,
+  name: 'Ada Lovelace',
+  emails: ['ada@example.com'],
+  phones: [],
+  source: 'career_site',
+  created_at: '2026-11-01 09:00:00 UTC',
+  updated_at: '2026-11-01 09:00:00 UTC',
+  placements: [{ id: 4, offer_id: 105, offer_slug: 'open-application', location_ids: [] }],
+  open_question_answers: [],
+  cv: { id: 1, name: 'cv.txt', content_type: 'text/plain', size: 34, status: 'stored' },
+};
+
+const CAREERS_OPERATIONS: readonly ApiOperation[] = [
+  {
+    operationId: 'listOffers',
+    method: 'get',
+    path: '/careers/{subdomain}/api/offers',
+    tags: ['Careers site'],
+    summary: 'The published offers of a careers site (§7.1, §7.5)',
+    description:
+      'Public: no credentials, and open to pages on other origins (`Access-Control-Allow-Origin: *`). Newest published ' +
+      'first; drafts and archived offers are not listed. `department` and `tag` match names case-insensitively and ' +
+      'combine; an empty one (or spaces) is no filter. An offer lacking a location, salary, cover image, sharing texts, location ' +
+      'question or weekly hours leaves those keys out (src/mock-platform/careers/README.md, "Offer keys").',
+    parameters: [
+      subdomainParam,
+      { name: 'department', in: 'query', description: 'Only offers of this department (its name).', schema: OffersQuery.shape.department, example: 'Design' },
+      { name: 'tag', in: 'query', description: 'Only offers with this tag (its name).', schema: OffersQuery.shape.tag, example: 'Remote-friendly' },
+    ],
+    responses: {
+      200: { description: 'The offers.', schema: z.object({ offers: z.array(Offer) }) },
+      404: careersNotFound('No such careers site'),
+      422: error('A filter longer than 200 characters, or sent twice.'),
+    },
+    examples: [
+      {
+        name: 'design',
+        summary: 'The Design department\'s offers',
+        params: { department: 'Design' },
+        status: 200,
+        response: { offers: [productDesigner, brandDesigner] },
+      },
+      {
+        name: 'too_long',
+        summary: 'A filter longer than 200 characters',
+        params: { tag: 'x'.repeat(201) },
+        status: 422,
+        response: { error: 'tag Too big: expected string to have <=200 characters', errors: { tag: ['Too big: expected string to have <=200 characters'] } },
+      },
+      unknownCompany,
+    ],
+  },
+  {
+    operationId: 'readOffer',
+    method: 'get',
+    path: '/careers/{subdomain}/api/offers/{slug}',
+    tags: ['Careers site'],
+    summary: 'One published offer, with its questions (§7.1, §7.3)',
+    description: 'A draft or archived offer answers as an unknown one. Public, like the list.',
+    parameters: [subdomainParam, slugParam],
+    responses: {
+      200: { description: 'The offer.', schema: z.object({ offer: Offer }) },
+      404: careersNotFound('No such careers site, or no published offer of this slug'),
+    },
+    examples: [
+      { name: 'offer', summary: 'The open application', status: 200, response: { offer: openApplication } },
+      { name: 'draft', summary: 'A draft offer', params: { slug: 'marketing-intern' }, status: 404, response: NOT_FOUND },
+      unknownCompany,
+    ],
+  },
+  {
+    operationId: 'applyForOffer',
+    method: 'post',
+    path: '/careers/{subdomain}/api/offers/{slug}/candidates',
+    tags: ['Careers site'],
+    summary: 'Apply for an offer, with the answers to its questions (§7.4, §7.6)',
+    description:
+      'Creates the candidate, assigned to the offer, with its answers and files; the platform e-mails the ' +
+      'candidate and sends the `new_candidate` and `candidate_assigned` webhooks. The body is JSON, files ' +
+      'base64-encoded in `{name, content_type, data}`, or multipart/form-data with the same fields as bracketed ' +
+      'names (`candidate[name]`, `candidate[open_question_answers_attributes][0][content]`) and files as parts. ' +
+      'The offer\'s `options_*` settings make `phone`, `cover_letter`, `cv` and `photo` required, optional or ' +
+      'ignored (`off`); its questions say which answers are required and what each takes. A blank value (`null`, ' +
+      '`""`, spaces, an empty list) counts as not sent. Every problem is reported at once (`errors` names ' +
+      '`candidate.<field>` and `open_questions.<id>`), and a refused application leaves nothing behind. With ' +
+      '`async=true` every file is stored before the answer (`"status": "stored"`); without it the files are ' +
+      '`"processing"` and stored right after. See src/mock-platform/careers/README.md.',
+    parameters: [
+      subdomainParam,
+      slugParam,
+      {
+        name: 'async',
+        in: 'query',
+        description: '`true` (or `1`): store the files before answering.',
+        schema: ApplyQuery.shape.async,
+        example: 'true',
+      },
+    ],
+    requestBody: {
+      schema: ApplicationBody,
+      contentTypes: ['application/json', 'multipart/form-data'],
+      description: 'The candidate and the answers.',
+    },
+    responses: {
+      201: { description: 'The candidate as recorded.', schema: z.object({ candidate: ApplicationCandidate }) },
+      400: error('A body that is not well-formed JSON, or not an object.'),
+      404: careersNotFound('No such careers site, or no published offer of this slug'),
+      413: error(`A file larger than ${MAX_UPLOAD_BYTES / (1024 * 1024)} MB, more than ${MAX_UPLOAD_FILES} files, or a body too large.`),
+      415: error('A body that is neither JSON nor multipart/form-data.'),
+      422: error('An invalid or missing field or answer, each named in `errors`.'),
+    },
+    examples: [
+      { name: 'apply', summary: 'Ada applies with her CV', params: { async: 'true' }, body: adaApplies, status: 201, response: { candidate: adaApplied } },
+      {
+        name: 'invalid',
+        summary: 'A blank name and an e-mail address that is not one',
+        body: { candidate: { name: '  ', email: 'ada at example.com' } },
+        status: 422,
+        response: {
+          error: 'name is required; email must be a valid e-mail address',
+          errors: { 'candidate.name': ['is required'], 'candidate.email': ['must be a valid e-mail address'] },
+        },
+      },
+      { name: 'unknown_offer', summary: 'An archived offer', params: { slug: 'frontend-engineer' }, body: adaApplies, status: 404, response: NOT_FOUND },
+    ],
+  },
+];
+
+/** The API in the order the examples run (a partner is created, read, changed, deleted; then the careers site). */
 export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
   {
     operationId: 'registerPartner',
@@ -290,7 +599,7 @@ export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
     parameters: [
       codenameParam,
       companyParam,
-      { name: 'candidate_id', in: 'path', description: 'A candidate of the company.', schema: z.string().regex(/^[1-9]\d{0,15}$/), example: '17' },
+      { name: 'candidate_id', in: 'path', description: 'A candidate of the company.', schema: IdDigits, example: '17' },
     ],
     responses: {
       200: { description: 'This partner\'s reports on the candidate.', schema: z.object({ reports: z.array(Report) }) },
@@ -303,6 +612,7 @@ export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
       noSecret,
     ],
   },
+  ...CAREERS_OPERATIONS,
 ];
 
 const SERVER_DESCRIPTION = 'This mock platform';
@@ -326,7 +636,7 @@ function buildDocument(): OpenApiDocument {
       version: '1.0',
       description:
         'What the recruiting platform exposes to partners, as the kit\'s bundled mock implements it: the partner ' +
-        'record (platform-contract.md §3.1) and the reports API (§3.2). Errors are JSON objects with an `error` ' +
+        'record (platform-contract.md §3.1), the reports API (§3.2) and each company\'s careers site API (§7). Errors are JSON objects with an `error` ' +
         'string, plus `errors` (field → messages) on validation failures. In the sandbox, company 1 (Acme Corp) has ' +
         `the API token \`${ACME.token}\`.`,
     },
@@ -335,6 +645,7 @@ function buildDocument(): OpenApiDocument {
     tags: [
       { name: 'Partner record', description: 'Registering and maintaining the partner (§3.1), with a personal API token.' },
       { name: 'Reports', description: 'Report updates from the partner (§3.2), with the partner secret.' },
+      { name: 'Careers site', description: 'Each company\'s public careers site: its offers and applications (§7), without credentials.' },
     ],
     securitySchemes: {
       apiToken: {

@@ -3,10 +3,11 @@ import { isoAt } from '../../lib/clock.js';
 import type { PartnerKind, ReportStatus } from '../../contract/decisions.js';
 import type { Sql } from '../../lib/sql.js';
 import type { MailOutbox } from '../mail/outbox.js';
-import type { ProviderResult, ResultDetail } from '../provider/types.js';
-import type { ReportOutbox } from '../reports/outbox.js';
+import type { ProviderResult, ResultDetail } from './result.js';
+import type { UpdateOutbox } from '../updates/outbox.js';
 import type { InvitationLinks } from './links.js';
 import type { Invitation } from './store.js';
+import type { ProgressStage } from './progress.js';
 import { InvitationUpdate } from './update.js';
 
 export type CancelOutcome = 'canceled' | 'already_canceled' | 'completed' | 'failed' | 'unknown';
@@ -24,9 +25,7 @@ export type CancelBy = 'platform' | 'vendor' | 'product';
  */
 export type ReportOutcome = 'recorded' | 'unchanged' | 'conflict' | 'unknown';
 
-/** How far the candidate got in the vendor's product, before the result. Recorded, never sent to the platform. */
-export const PROGRESS_STAGES = ['opened', 'started', 'in_review'] as const;
-export type ProgressStage = (typeof PROGRESS_STAGES)[number];
+export { PROGRESS_STAGES, type ProgressStage } from './progress.js';
 
 /** What a vendor's product may add to a result: when it was reached, and details for the results page. */
 export interface ResultExtras {
@@ -73,7 +72,7 @@ export function invitationLifecycle(deps: {
   sql: Sql;
   clock: Clock;
   kind: PartnerKind;
-  reports: ReportOutbox;
+  updates: UpdateOutbox;
   mail: MailOutbox;
   /**
    * Without links (an app that serves the callbacks only, with no workers), updates carry no URLs
@@ -94,7 +93,7 @@ export function invitationLifecycle(deps: {
    */
   hasCancelHook?: () => boolean;
 }) {
-  const { sql, clock, kind, reports, mail, links } = deps;
+  const { sql, clock, kind, updates, mail, links } = deps;
   const wake = () => deps.wake?.();
   /**
    * [kit decision] What a cancel owes the product, as `product_cancel`: nothing when the product
@@ -107,7 +106,7 @@ export function invitationLifecycle(deps: {
 
   // Checked before it is queued: an update no platform would take (a score over 5 characters, say)
   // fails here, with the change, rather than as a dead letter later.
-  const queue = (tx: Sql, reportId: string, body: InvitationUpdate) => reports.enqueue(tx, reportId, InvitationUpdate.parse(body));
+  const queue = (tx: Sql, reportId: string, body: InvitationUpdate) => updates.enqueue(tx, reportId, InvitationUpdate.parse(body));
 
   /** `tx`: a transaction to start in (the starter records a batch of starts in one); else its own. */
   const start = (reportId: string, candidateUrl: string, tx?: Sql): Promise<boolean> => {

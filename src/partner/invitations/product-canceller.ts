@@ -4,7 +4,7 @@ import { nextTurn, type Pause } from '../../lib/perf/requests-first.js';
 import { backoffMs } from '../jobs/backoff.js';
 import { claimsInHand } from '../jobs/lease.js';
 import type { InvitationToCancel, Provider } from '../provider/types.js';
-import { DELIVERY_RETRY } from '../reports/policy.js';
+import { DELIVERY_RETRY } from '../updates/policy.js';
 import type { Invitation, InvitationStore } from './store.js';
 
 const BATCH = 20;

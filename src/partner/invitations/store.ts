@@ -3,8 +3,8 @@ import { isoAt } from '../../lib/clock.js';
 import type { ReportStatus } from '../../contract/decisions.js';
 import { placeholders, type Sql } from '../../lib/sql.js';
 import { claimQuery } from '../jobs/lease.js';
-import type { ResultDetail } from '../provider/types.js';
-import type { ProgressStage } from './lifecycle.js';
+import type { ResultDetail } from './result.js';
+import type { ProgressStage } from './progress.js';
 
 export interface NewInvitation {
   reportId: string;

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import { placeholders, type Sql } from '../../lib/sql.js';
-import { DELIVERY_RETRY } from '../reports/policy.js';
+import { DELIVERY_RETRY } from '../updates/policy.js';
 import { claimQuery } from '../jobs/lease.js';
 
 export type MailKind = 'invitation';

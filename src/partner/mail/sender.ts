@@ -10,7 +10,7 @@ import { claimsInHand } from '../jobs/lease.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
-import { DELIVERY_RETRY } from '../reports/policy.js';
+import { DELIVERY_RETRY } from '../updates/policy.js';
 import type { MailOutbox, QueuedMail } from './outbox.js';
 import { oneLine, type MailMessage, type Mailer } from './transport.js';
 

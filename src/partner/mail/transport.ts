@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
+import { isBareAddress } from './address.js';
 
 export interface MailMessage {
   /**
@@ -82,8 +83,6 @@ export function oneLine(text: string): string {
   return text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
 }
 
-/** A bare address: something@somewhere, with nothing that could start a second address or a header. */
-export const isBareAddress = (address: string): boolean => /^[^\s<>,;:"()[\]\\@]+@[^\s<>,;:"()[\]\\@]+$/u.test(address);
 
 /**
  * What nodemailer is given: one structured recipient, headers on one line whatever the caller

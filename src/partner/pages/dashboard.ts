@@ -14,7 +14,7 @@ import type { InvitationLinks } from '../invitations/links.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
 import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
-import type { ReportOutbox, UpdateStatus } from '../reports/outbox.js';
+import type { UpdateOutbox, UpdateStatus } from '../updates/outbox.js';
 import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
 import { resultDetailsOf, toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
 import { linkify, mailPreviewHtml, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
@@ -26,7 +26,7 @@ export interface DashboardDeps {
   lifecycle: InvitationLifecycle;
   /** Marks a candidate link the operator follows from an e-mail as the operator's, not the candidate's. */
   links: Pick<InvitationLinks, 'sign'>;
-  reports: ReportOutbox;
+  updates: UpdateOutbox;
   mail: MailOutbox;
   provider: Provider;
   logger: Logger;
@@ -75,7 +75,7 @@ const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
  * origins, are refused (admin-auth.ts).
  */
 export function dashboard(deps: DashboardDeps): Router {
-  const { accounts, invitations, lifecycle, reports, mail, provider } = deps;
+  const { accounts, invitations, lifecycle, updates, mail, provider } = deps;
   const kind: PartnerKind = provider.kind;
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
@@ -145,13 +145,13 @@ export function dashboard(deps: DashboardDeps): Router {
       ...(await accountsView(accounts, listed)),
       invitations: listed,
       invitationFilter,
-      updates: await reports.recent({ status: updateFilter, limit: 100 }),
+      updates: await updates.recent({ status: updateFilter, limit: 100 }),
       updateFilter,
       updateStatuses: UPDATE_STATUSES,
       reportStatuses: REPORT_STATUSES,
-      counts: await reports.counts(),
+      counts: await updates.counts(),
       mails: await mail.recent(20),
-      nextDueAt: await reports.nextDueAt(),
+      nextDueAt: await updates.nextDueAt(),
     });
   });
 
@@ -162,8 +162,8 @@ export function dashboard(deps: DashboardDeps): Router {
       invitation,
       account: await accounts.find(invitation.accountId),
       tokens: await accounts.activeTokens(invitation.accountId),
-      updates: await reports.ofReport(invitation.reportId),
-      attempts: await reports.attemptsOf(invitation.reportId),
+      updates: await updates.ofReport(invitation.reportId),
+      attempts: await updates.attemptsOf(invitation.reportId),
       mails: await mail.ofReport(invitation.reportId),
       details: await resultDetailsOf(provider, invitation),
       progress: await invitations.progressOf(invitation.reportId),
@@ -206,12 +206,12 @@ export function dashboard(deps: DashboardDeps): Router {
 
   router.post('/updates/:id/retry', form, async (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    doneAndWake(req, res, id.success && (await reports.retryNow(id.data)), 'retried', 'not-retried');
+    doneAndWake(req, res, id.success && (await updates.retryNow(id.data)), 'retried', 'not-retried');
   });
 
   router.post('/updates/:id/cancel', form, async (req, res) => {
     const id = IdParam.safeParse(req.params.id);
-    done(req, res, id.success && (await reports.cancelRetries(id.data)) ? 'stopped' : 'not-stopped');
+    done(req, res, id.success && (await updates.cancelRetries(id.data)) ? 'stopped' : 'not-stopped');
   });
 
   router.post('/reports/:reportId/cancel', form, async (req, res) => {

@@ -2,11 +2,14 @@ import type { Router } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Sql } from '../../lib/sql.js';
-import type { PartnerCore } from '../app.js';
+import type { PartnerCore } from '../core.js';
 import type { Config } from '../config.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { CreateOutcome, NewInvitation } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
+import type { DeliveryTarget } from '../updates/outbox.js';
+
+export type { DeliveryTarget };
 import type { Provider } from '../provider/types.js';
 
 /**
@@ -79,14 +82,6 @@ export interface PlatformWorker {
   /** Its name in the log: `webhook processor`. */
   name: string;
   runOnce(stopping?: AbortSignal): Promise<unknown>;
-}
-
-/** The invitation a delivery is about, and what the platform's routes stored with it. */
-export interface DeliveryTarget {
-  reportId: string;
-  accountId: number;
-  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
-  data: Readonly<Record<string, unknown>>;
 }
 
 export interface DeliveryRequest {

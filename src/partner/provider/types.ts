@@ -3,7 +3,10 @@ import type { PartnerKind } from '../../contract/decisions.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Sql } from '../../lib/sql.js';
 import type { Logger } from '../../lib/http/logger.js';
-import type { VendorReports } from '../results/reports.js';
+import type { VendorReports } from '../results/api.js';
+import type { ProviderResult, ResultDetail } from '../invitations/result.js';
+
+export type { ProviderResult, ResultDetail };
 
 /**
  * The seam between this kit and the vendor's product. The kit owns the platform side (tokens,
@@ -194,23 +197,6 @@ export type Submission =
   | { outcome: 'invalid'; errors: Record<string, string> }
   | { outcome: 'unavailable'; text: string };
 
-/**
- * A finished test or check. `score` is shown in the platform's badge (at most 5 characters);
- * `subtitle` and `properties` reach the platform for assessments only — the kit drops them for the
- * check kinds, whose reports may not carry them.
- */
-export interface ProviderResult {
-  status: 'completed' | 'failed';
-  score: string;
-  subtitle?: string;
-  properties?: readonly { label: string; value: string }[];
-}
-
 /** An operator's decision on a check: clear (completed) or adverse (failed). */
 export type Decision = 'clear' | 'adverse';
 
-export interface ResultDetail {
-  label: string;
-  value: string;
-  ok?: boolean;
-}

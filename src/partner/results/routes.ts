@@ -8,7 +8,7 @@ import { parseOr422 } from '../../lib/http/validate.js';
 import { jsonDeclared } from '../../lib/perf/json-body.js';
 import { PROGRESS_STAGES, type ProgressStage, type ReportOutcome } from '../invitations/lifecycle.js';
 import type { InvitationStore } from '../invitations/store.js';
-import { InvalidResultError, ResultFields, type VendorReports } from './reports.js';
+import { InvalidResultError, ResultFields, type VendorReports } from './api.js';
 import { VENDOR_SIGNATURE_HEADER, verifyVendorSignature } from '../../contract/vendor-signature.js';
 
 /** [kit decision] Where the vendor's product posts results; `{report_id}` is the platform's report id. */

@@ -1,4 +1,4 @@
-import { reportKnown } from '../../reports/policy.js';
+import { reportKnown } from '../../updates/policy.js';
 import type { PlatformFactory } from '../platform.js';
 import { CALLBACKS_PATH, cancelPath, HIRING_PLATFORM, registerCallbacks } from './callbacks.js';
 import { NO_SECRET, reportUpdateRequest } from './delivery.js';

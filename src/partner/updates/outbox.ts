@@ -4,7 +4,14 @@ import type { InvitationUpdate } from '../invitations/update.js';
 import { indexedBy, placeholders, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
 import { claimQuery } from '../jobs/lease.js';
-import type { DeliveryTarget } from '../platforms/platform.js';
+
+/** The invitation a delivery is about, and what the platform's routes stored with it. */
+export interface DeliveryTarget {
+  reportId: string;
+  accountId: number;
+  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
+  data: Readonly<Record<string, unknown>>;
+}
 
 export type UpdateStatus = 'pending' | 'delivered' | 'dead' | 'canceled' | 'superseded';
 
@@ -68,13 +75,13 @@ interface AttemptRow {
   duration_ms: number;
 }
 
-export type ReportOutbox = ReturnType<typeof reportOutbox>;
+export type UpdateOutbox = ReturnType<typeof updateOutbox>;
 
 /**
  * The `report_updates` outbox. `enqueue` is called inside the transaction that changes the
  * invitation, so the change and its announcement commit together or not at all.
  */
-export function reportOutbox(sql: Sql, clock: Clock) {
+export function updateOutbox(sql: Sql, clock: Clock) {
   // The oldest pending update of each report that has one, when it is due. A report's newer
   // updates wait behind its oldest: they are sent with it, never before it.
   //

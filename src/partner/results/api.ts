@@ -3,7 +3,7 @@ import { isoAt, type Clock } from '../../lib/clock.js';
 import { REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG } from '../../contract/decisions.js';
 import { ReportId, ReportProperty, text } from '../../contract/schemas.js';
 import type { InvitationLifecycle, ProgressStage, ReportOutcome } from '../invitations/lifecycle.js';
-import type { ResultDetail } from '../provider/types.js';
+import type { ResultDetail } from '../invitations/result.js';
 
 export type { ProgressStage, ReportOutcome } from '../invitations/lifecycle.js';
 

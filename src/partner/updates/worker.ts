@@ -8,7 +8,7 @@ import type { Sql } from '../../lib/sql.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { DeliveryRequest, Platform } from '../platforms/platform.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
-import type { DeliveryAttempt, QueuedUpdate, ReportOutbox } from './outbox.js';
+import type { DeliveryAttempt, QueuedUpdate, UpdateOutbox } from './outbox.js';
 import {
   DELIVERY_CONCURRENCY,
   DELIVERY_LOG_RETENTION_MS,
@@ -62,7 +62,7 @@ export function deliveryAgent(timeouts: DeliveryTimeouts = DELIVERY_TIMEOUTS) {
 }
 
 export interface DeliveryWorkerDeps {
-  outbox: ReportOutbox;
+  outbox: UpdateOutbox;
   clock: Clock;
   logger: Logger;
   /** Where requests go through: `deliveryAgent()` in production, an undici Agent or MockAgent in tests. */
