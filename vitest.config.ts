@@ -16,7 +16,7 @@ const scratch = process.env.TMPDIR === undefined && existsSync(RAM_DISK) ? { TMP
  * test/postgres, what only PostgreSQL allows (several instances on one database). The mock
  * platform's and the repository's have no partner database.
  */
-const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/postgres'];
+const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/postgres'];
 const SQLITE_ONLY = [
   // They read SQLite itself: its files, query plans, group commit.
   'test/partner/db-open.test.ts',
@@ -36,6 +36,11 @@ const SQLITE_ONLY = [
   'test/reports/policy.test.ts',
   'test/webhooks/secrets.test.ts',
   'test/webhooks/signature.test.ts',
+  'test/platforms/greenhouse/allowlist.test.ts',
+  'test/platforms/greenhouse/credential.test.ts',
+  'test/platforms/greenhouse/delivery.test.ts',
+  'test/platforms/greenhouse/send-test.test.ts',
+  'test/platforms/greenhouse/status.test.ts',
 ];
 
 export default defineConfig({

@@ -18,8 +18,14 @@
  *
  * PostgreSQL (DATABASE_URL): the same partner on a PostgreSQL server the bench starts (Debian's
  * postgresql; test/support/postgres.ts), with one instance and with two, the load split between
- * them. Its CPU time per request counts the server's processes too: work moved to the database is
- * still work.
+ * them, against the baseline on PostgreSQL (bench/baseline-server.mjs --postgres: the same work on
+ * the partner's own tables, its sends' background work included), run with node-postgres and with
+ * postgres.js. CPU time per request counts the database server's processes too: work moved to the
+ * database is still work.
+ *
+ * The partners' report updates go to a stand-in for the platform that accepts them all
+ * (bench/platform-accepts.mjs, on the load generator's core), so each send's background work goes
+ * as far as with a real platform: the start, the update delivered, the e-mail sent.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -29,6 +35,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { accountStore } from '../src/partner/accounts/store.js';
@@ -46,6 +53,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.mjs');
 const EXPRESS = path.join(ROOT, 'bench', 'express-server.mjs');
 const MAIL_ALONE = path.join(ROOT, 'bench', 'mail-alone.mjs');
+const PLATFORM = path.join(ROOT, 'bench', 'platform-accepts.mjs');
+const BASELINE_POSTGRES_WORK = path.join(ROOT, 'bench', 'callbacks-work-postgres.mjs');
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 0);
 const TESTS_PER_ACCOUNT = 20;
@@ -117,17 +126,21 @@ interface Customer {
   tests: { id: number; name: string }[];
 }
 interface Target {
-  name: 'baseline' | 'express' | 'partner' | 'postgres' | 'postgres ×2';
+  name: 'baseline' | 'express' | 'partner' | 'pg baseline' | 'pg baseline, postgres.js' | 'postgres' | 'postgres ×2';
   /** Where requests go: one server, or instances that share the load. */
   urls: string[];
   /** The processes whose CPU time the requests cost (a PostgreSQL server's included). */
   pids: () => number[];
+  /** Of those, the PostgreSQL server's, for its share of the CPU time. */
+  databasePids?: () => number[];
   prefix: string;
   customers: Customer[];
 }
 interface Sample {
   /** Server CPU time (user + system) per answered request, in microseconds. */
   cpuUs: number;
+  /** Of which the PostgreSQL server's processes. */
+  databaseCpuUs?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -163,6 +176,8 @@ async function main() {
     seeded.exec(`VACUUM INTO '${expressDb}'`);
     seeded.close();
     const express = await startServer('express', pinned(1, process.execPath, [EXPRESS, '--port', String(await freePort()), '--db', expressDb]), {}, children, dir);
+    // The platform the partners deliver their report updates to: on the load generator's core.
+    const platform = await startServer('platform', pinned(0, process.execPath, [PLATFORM, '--port', '0']), {}, children, dir);
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = await seedPartner({ DATABASE_PATH: partnerDb });
     if (INVITATIONS > 0) storeInvitations(partnerDb, path.join(dir, 'baseline.db'));
@@ -171,6 +186,8 @@ async function main() {
       // Production refuses to start without these; the bench makes throwaway ones.
       CANDIDATE_LINK_SECRET: randomBytes(48).toString('base64'),
       ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      PLATFORM_URL: platform.url,
+      PARTNER_SECRET: randomBytes(24).toString('base64url'),
       ...Object.fromEntries(
         (process.env.BENCH_PARTNER_ENV ?? '')
           .split(/\s+/)
@@ -200,8 +217,16 @@ async function main() {
         const customers = await seedPartner(database);
         const servers: { url: string; pid: number }[] = [];
         for (let i = 0; i < instances; i++) servers.push(await startPartner(`${name.replace(' ×', '-')}-${i + 1}`, database));
-        return { name, urls: servers.map((s) => s.url), pids: () => [...servers.map((s) => s.pid), ...pg.pids()], prefix: '/callbacks', customers };
+        return { name, urls: servers.map((s) => s.url), pids: () => [...servers.map((s) => s.pid), ...pg.pids()], databasePids: pg.pids, prefix: '/callbacks', customers };
       };
+      // The baseline on PostgreSQL, with each driver, on a database of its own seeded as the partner's.
+      const baselineOn = async (name: 'pg baseline' | 'pg baseline, postgres.js', driver: 'pg' | 'postgres'): Promise<Target> => {
+        const url = await pg.createDatabase(driver === 'pg' ? 'bench_baseline' : 'bench_baseline_js');
+        const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
+        const server = await startServer(name.replace(/\W+/g, '-'), pinned(1, process.execPath, [BASELINE, '--port', '0', '--postgres', url, '--driver', driver]), {}, children, dir);
+        return { name, urls: [server.url], pids: () => [server.pid, ...pg.pids()], databasePids: pg.pids, prefix: '', customers };
+      };
+      targets.push(await baselineOn('pg baseline', 'pg'), await baselineOn('pg baseline, postgres.js', 'postgres'));
       targets.push(await onPostgres('postgres', 1), await onPostgres('postgres ×2', 2));
     }
     console.log(
@@ -209,6 +234,8 @@ async function main() {
         `${INVITATIONS} invitations stored; ${ROUNDS} rounds × ${SECONDS}s each\n`,
     );
 
+    // Seeding leaves work behind (PostgreSQL's autovacuum, SQLite's checkpoints): done before the first run.
+    await settle(() => [...new Set(targets.flatMap((t) => t.pids()))]);
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
@@ -221,7 +248,8 @@ async function main() {
           const order = round % 2 === 0 ? targets : [...targets].reverse();
           for (const t of order) {
             r[t.name]!.load.push(await run(t, callback, pattern, { connections: CONNECTIONS, duration: SECONDS }));
-            if (t.name === 'express') continue; // a reference for CPU and throughput; its latency is not in question
+            // References for CPU and throughput (the framework, the other driver); their latency is not in question.
+            if (t.name === 'express' || t.name === 'pg baseline, postgres.js') continue;
             r[t.name]!.paced.push(await paced(t, callback, pattern, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
           }
         }
@@ -230,8 +258,12 @@ async function main() {
       }
     }
     if (process.env.BENCH_STATEMENTS !== '0') {
-      await countStatements('SQLite', { DATABASE_PATH: path.join(dir, 'count.db') });
-      if (postgres) await countStatements('PostgreSQL', { DATABASE_PATH: path.join(dir, 'count-pg.db'), DATABASE_URL: await postgres.createDatabase('bench_count') });
+      const counted: [string, Record<string, number>][] = [['partner on SQLite', await countStatements({ DATABASE_PATH: path.join(dir, 'count.db') })]];
+      if (postgres) {
+        counted.push(['partner on PostgreSQL', await countStatements({ DATABASE_PATH: path.join(dir, 'count-pg.db'), DATABASE_URL: await postgres.createDatabase('bench_count') })]);
+        counted.push(['baseline on PostgreSQL', await countBaselineStatements({ DATABASE_PATH: path.join(dir, 'count-pg.db'), DATABASE_URL: await postgres.createDatabase('bench_count_baseline') })]);
+      }
+      printStatements(counted);
     }
     // Measured alone, on the same database: one partner process per SQLite database.
     await stopAll(children);
@@ -252,9 +284,10 @@ async function main() {
  * its background loops woken by the work itself (they never poll on their own here), the report
  * updates accepted by a stand-in for the platform that answers 200. Each callback 20 times, one
  * after the other, each waited for until nothing more is sent; a send counts its background work
- * (the start, the report update, the e-mail). On PostgreSQL each statement is a round trip.
+ * (the start, the report update delivered, the e-mail sent). On PostgreSQL each statement is a
+ * round trip. Statements per request, by callback.
  */
-async function countStatements(label: string, database: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<void> {
+async function countStatements(database: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<Record<string, number>> {
   const customers = await seedPartner(database, 20);
   const platform = createHttpServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')));
   await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
@@ -265,12 +298,61 @@ async function countStatements(label: string, database: { DATABASE_PATH: string;
       DATABASE_PATH: database.DATABASE_PATH,
       ...(database.DATABASE_URL && { DATABASE_URL: database.DATABASE_URL }),
       PLATFORM_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
+      PARTNER_SECRET: randomBytes(24).toString('base64url'),
       LOG_LEVEL: 'silent',
     }),
     provider: demoProvider(),
     overrides: { sql: (sql) => countingStatements(sql, counter), pollIntervalMs: 3_600_000 },
   });
   const { port } = partner.server.address() as AddressInfo;
+  try {
+    return await countEach(customers, counter, async (callback, customer) => {
+      const { method, path: at, body, headers } = callback.request(customer, '/callbacks');
+      const res = await fetch(`http://127.0.0.1:${port}${at}`, { method, body, headers });
+      return { status: res.status, body: await res.text() };
+    });
+  } finally {
+    await partner.close();
+    platform.close();
+  }
+}
+
+/**
+ * The same count for the baseline on PostgreSQL (bench/callbacks-work-postgres.mjs, node-postgres),
+ * its work called in this process on a database seeded as the partner's: each call is a query.
+ */
+async function countBaselineStatements(database: { DATABASE_PATH: string; DATABASE_URL?: string }): Promise<Record<string, number>> {
+  const customers = await seedPartner(database, 20);
+  type Reply = { status: number; body: unknown };
+  const work = (await import(pathToFileURL(BASELINE_POSTGRES_WORK).href)) as {
+    driver(name: string, url: string): { close(): Promise<void> };
+    callbacksOnPostgres(
+      db: unknown,
+      options: { counter: { statements: number } },
+    ): Record<'validateToken' | 'sendCandidate', (authorization: string, body: unknown) => Promise<Reply>> & { tests(authorization: string): Promise<Reply> };
+  };
+  const db = work.driver('pg', database.DATABASE_URL!);
+  const counter = { statements: 0 };
+  const callbacks = work.callbacksOnPostgres(db, { counter });
+  try {
+    return await countEach(customers, counter, async (callback, customer) => {
+      const { path: at, body, headers } = callback.request(customer, '');
+      const parsed: unknown = body === undefined ? undefined : JSON.parse(body);
+      const reply =
+        at === '/tests' ? await callbacks.tests(headers.authorization!) : await callbacks[at === '/validate_token' ? 'validateToken' : 'sendCandidate'](headers.authorization!, parsed);
+      return { status: reply.status, body: JSON.stringify(reply.body) };
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/** Statements per request of each callback, `call`ed once per customer, each waited for until nothing more is sent. */
+async function countEach(
+  customers: Customer[],
+  counter: { statements: number },
+  call: (callback: Callback, customer: Customer) => Promise<{ status: number; body: string }>,
+): Promise<Record<string, number>> {
   /** Until nothing has been sent for 300 ms: the background work a request set off is done. */
   const quiet = async () => {
     for (let last = -1; last !== counter.statements; ) {
@@ -278,24 +360,25 @@ async function countStatements(label: string, database: { DATABASE_PATH: string;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
   };
-  try {
-    await quiet();
-    const counts: string[] = [];
-    for (const callback of CALLBACKS) {
-      const before = counter.statements;
-      for (const customer of customers) {
-        const { method, path: at, body, headers } = callback.request(customer, '/callbacks');
-        const res = await fetch(`http://127.0.0.1:${port}${at}`, { method, body, headers });
-        if (res.status !== callback.expected) throw new Error(`${callback.name} answered ${res.status}: ${await res.text()}`);
-        await quiet();
-      }
-      counts.push(`${callback.name} ${((counter.statements - before) / customers.length).toFixed(1)}`);
+  await quiet();
+  const counts: Record<string, number> = {};
+  for (const callback of CALLBACKS) {
+    const before = counter.statements;
+    for (const customer of customers) {
+      const { status, body } = await call(callback, customer);
+      if (status !== callback.expected) throw new Error(`${callback.name} answered ${status}: ${body}`);
+      await quiet();
     }
-    console.log(`statements sent to the database per request, ${label}${label === 'PostgreSQL' ? ' (each a round trip)' : ''}; send_candidate with its background work:\n  ${counts.join('   ')}\n`);
-  } finally {
-    await partner.close();
-    platform.close();
+    counts[callback.name] = (counter.statements - before) / customers.length;
   }
+  return counts;
+}
+
+function printStatements(counted: [string, Record<string, number>][]): void {
+  console.log('statements sent to the database per request, one request at a time (on PostgreSQL each a round trip); send_candidate with its background work');
+  console.log(`  ${''.padEnd(24)}${CALLBACKS.map((c) => c.name.padStart(16)).join('')}`);
+  for (const [label, counts] of counted) console.log(`  ${label.padEnd(24)}${CALLBACKS.map((c) => (counts[c.name] ?? Number.NaN).toFixed(1).padStart(16)).join('')}`);
+  console.log('');
 }
 
 /** The PostgreSQL server of the bench's PostgreSQL runs, while it runs. */
@@ -346,6 +429,9 @@ async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: str
       customers.push({ token, company_id: a, tests });
     }
   });
+  // PostgreSQL's statistics of the new rows, gathered now: autovacuum would otherwise gather them
+  // during the first runs and charge its time to whichever server the run measures.
+  if (sql.dialect === 'postgres') await sql.exec('VACUUM ANALYZE');
   await database.close();
   return customers;
 }
@@ -516,7 +602,7 @@ const CALLBACKS: Callback[] = [
 /** Closed-loop load: each of `connections` sends its next request as soon as the last is answered. */
 async function run(target: Target, callback: Callback, pattern: Pattern, opts: { connections: number; duration: number }): Promise<Sample> {
   const next = customerPicker(pattern, target.customers.length);
-  const cpuBefore = cpuTimeUs(target.pids());
+  const cpuBefore = cpuTimes(target.pids());
   // Several instances: the connections split between them, as a load balancer splits them.
   const results = await Promise.all(
     target.urls.map((url) =>
@@ -540,7 +626,8 @@ async function run(target: Target, callback: Callback, pattern: Pattern, opts: {
   const ok = results.reduce((n, r) => n + ((r.statusCodeStats as Record<string, { count: number }>)[String(callback.expected)]?.count ?? 0), 0);
   await settle(target.pids);
   return {
-    cpuUs: (cpuTimeUs(target.pids()) - cpuBefore) / Math.max(1, total),
+    cpuUs: cpuSince(cpuBefore, target.pids()) / Math.max(1, total),
+    ...(target.databasePids && { databaseCpuUs: cpuSince(cpuBefore, target.databasePids()) / Math.max(1, total) }),
     rps: results.reduce((n, r) => n + r.requests.average, 0),
     // Of several instances', the slower: what the platform would see of the pair.
     p50: Math.max(...results.map((r) => r.latency.p50)),
@@ -566,7 +653,7 @@ async function paced(target: Target, callback: Callback, pattern: Pattern, opts:
   const pending: Promise<void>[] = [];
   let errors = 0;
   let unexpected = 0;
-  const cpuBefore = cpuTimeUs(target.pids());
+  const cpuBefore = cpuTimes(target.pids());
   const start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -596,11 +683,12 @@ async function paced(target: Target, callback: Callback, pattern: Pattern, opts:
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
   await settle(target.pids);
-  const cpuUs = (cpuTimeUs(target.pids()) - cpuBefore) / Math.max(1, total);
+  const cpuUs = cpuSince(cpuBefore, target.pids()) / Math.max(1, total);
+  const databaseCpuUs = target.databasePids && cpuSince(cpuBefore, target.databasePids()) / Math.max(1, total);
   await Promise.all(pools.map((p) => p.close()));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
-  return { cpuUs, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors, unexpected };
+  return { cpuUs, ...(databaseCpuUs !== undefined && { databaseCpuUs }), rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors, unexpected };
 }
 
 /**
@@ -612,31 +700,46 @@ async function paced(target: Target, callback: Callback, pattern: Pattern, opts:
  * 60 s.
  */
 async function settle(pids: number[] | (() => number[])): Promise<void> {
-  const now = () => cpuTimeUs(typeof pids === 'function' ? pids() : pids);
+  const now = () => (typeof pids === 'function' ? pids() : pids);
   let quiet = 0;
   for (let waited = 0; waited < 60_000 && quiet < 5; waited += 200) {
-    const before = now();
+    const before = cpuTimes(now());
     await new Promise((resolve) => setTimeout(resolve, 200));
-    quiet = now() - before < 10_000 ? quiet + 1 : 0;
+    quiet = cpuSince(before, now()) < 10_000 ? quiet + 1 : 0;
   }
 }
 
 /**
- * CPU time a process has used, from /proc (Linux). Per request, it is a steadier measure than
- * req/s on a machine with other work on it: other processes take wall time, not this one's CPU.
+ * CPU time each process has used, from /proc (Linux), keyed by pid and start time (a pid used
+ * again is another process). Per request, it is a steadier measure than req/s on a machine with
+ * other work on it: other processes take wall time, not this one's CPU.
  */
-function cpuTimeUs(pids: number[]): number {
-  let us = 0;
+function cpuTimes(pids: number[]): Map<string, number> {
+  const times = new Map<string, number>();
   for (const pid of pids) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, after the command name
-      us += (ticks * 1e6) / CLOCK_TICKS;
+      // After the command name: utime, stime (fields 14 and 15 of proc(5)) and starttime (22).
+      times.set(`${pid}@${fields[19]}`, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS);
     } catch {
-      if (pids.length === 1) return Number.NaN;
-      // A PostgreSQL backend that ended meanwhile: its time is no longer counted anywhere.
+      // Ended meanwhile.
     }
   }
+  return times;
+}
+
+/**
+ * CPU time `pids` used since `before` was taken: each process's time since then, all of it for a
+ * process started since (a PostgreSQL backend for a new connection). A process that ended
+ * meanwhile is not counted at all: a PostgreSQL backend whose connection an idle pool closed, its
+ * time spent before the run. (Subtracting the sums instead, such a backend's whole past went
+ * negative into the run.) NaN when none of them is there any more.
+ */
+function cpuSince(before: Map<string, number>, pids: number[]): number {
+  const after = cpuTimes(pids);
+  if (after.size === 0) return Number.NaN;
+  let us = 0;
+  for (const [key, time] of after) us += time - (before.get(key) ?? 0);
   return us;
 }
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -651,29 +754,38 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
   const e = r.express!;
   const p = r.partner!;
   const row = (label: string, s: Sample[]) =>
-    `  ${label.padEnd(9)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
+    `  ${label.padEnd(12)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
+    (s[0]?.databaseCpuUs === undefined ? '' : `   (the database's ${median(s.map((x) => x.databaseCpuUs!)).toFixed(0)} µs)`) +
     (s.some((x) => x.errors || x.unexpected) ? `   (${s.reduce((n, x) => n + x.errors + x.unexpected, 0)} errors/unexpected statuses)` : '');
   console.log(`${name} — ${CONNECTIONS} connections`);
   console.log(row('baseline', b.load));
   console.log(row('express', e.load));
   console.log(row('partner', p.load));
-  const ratios = (s: Sample[]) => {
-    const rps = median(s.map((x) => x.rps)) / median(b.load.map((x) => x.rps));
-    const cpu = median(b.load.map((x) => x.cpuUs)) / median(s.map((x) => x.cpuUs));
-    return `${rps.toFixed(2)}× of baseline throughput; ${cpu.toFixed(2)}× by CPU time per request`;
+  /** `s` against `reference`: throughput, and CPU time per request (the reference's over `s`'s, so higher is better for both). */
+  const ratios = (s: Sample[], reference: Sample[], of: string) => {
+    const rps = median(s.map((x) => x.rps)) / median(reference.map((x) => x.rps));
+    const cpu = median(reference.map((x) => x.cpuUs)) / median(s.map((x) => x.cpuUs));
+    return `${rps.toFixed(2)}× of ${of} throughput; ${cpu.toFixed(2)}× by CPU time per request`;
   };
-  console.log(`  express   ${ratios(e.load)}`);
-  console.log(`  partner   ${ratios(p.load)} (background work included)`);
+  console.log(`  ${'express'.padEnd(12)} ${ratios(e.load, b.load, "the baseline's")}`);
+  console.log(`  ${'partner'.padEnd(12)} ${ratios(p.load, b.load, "the baseline's")} (background work included)`);
+  const pgBaseline = r['pg baseline'];
+  const pgBaselineJs = r['pg baseline, postgres.js'];
+  const labels = { postgres: 'partner', 'postgres ×2': 'partner ×2' } as const;
   const onPostgres = (['postgres', 'postgres ×2'] as const).filter((n) => r[n]);
-  if (onPostgres.length) {
-    console.log(`${name} — the partner on PostgreSQL, CPU time of its instances and of the database server together`);
-    for (const n of onPostgres) console.log(row(n === 'postgres' ? 'pg' : 'pg ×2', r[n]!.load));
-    for (const n of onPostgres) console.log(`  ${(n === 'postgres' ? 'pg' : 'pg ×2').padEnd(9)} ${ratios(r[n]!.load)}`);
+  if (pgBaseline) {
+    console.log(`${name} — on PostgreSQL, CPU time of the server(s) and of the database server's processes together`);
+    console.log(row('baseline', pgBaseline.load));
+    if (pgBaselineJs) console.log(row('postgres.js', pgBaselineJs.load));
+    for (const n of onPostgres) console.log(row(labels[n], r[n]!.load));
+    if (pgBaselineJs) console.log(`  ${'postgres.js'.padEnd(12)} ${ratios(pgBaselineJs.load, pgBaseline.load, "the baseline's (node-postgres)")}`);
+    for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaseline.load, "the PostgreSQL baseline's")} (background work included)`);
   }
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
   console.log(row('baseline', b.paced));
   console.log(row('partner', p.paced));
-  for (const n of onPostgres) console.log(row(n === 'postgres' ? 'pg' : 'pg ×2', r[n]!.paced));
+  if (pgBaseline) console.log(row('pg baseline', pgBaseline.paced));
+  for (const n of onPostgres) console.log(row(`pg ${labels[n]}`, r[n]!.paced));
   console.log('');
 }
 

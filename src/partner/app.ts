@@ -151,6 +151,7 @@ export function createApp(deps: AppDeps): Express {
         admin: web.admin,
         publicUrl: web.publicUrl,
         platforms: deps.platforms,
+        notices: deps.core.notices,
         mailSettings: web.mailSettings,
         vendorName,
         deliveriesWaiting: web.deliveriesWaiting,

@@ -130,6 +130,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     logger,
     kind: config.kind,
     partnerName: config.partnerName,
+    greeting: (invitation) => platforms.get(invitation.platform)?.greetingName?.(invitation) ?? invitation.firstName,
     random: deps.random,
     pause: deps.pause,
     concurrency: config.mail.maxConnections,

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { isBareAddress } from './mail/address.js';
 import { WebhookSecretsSetting } from './platforms/hiring-platform/webhooks/secrets.js';
+import { GreenhousePatchHostsSetting, type HostPattern } from './platforms/greenhouse/allowlist.js';
 import { Codename } from '../contract/schemas.js';
-import { PARTNER_DEFAULTS, publicUrlOf } from './defaults.js';
+import { PARTNER_DEFAULTS, isLoopbackHost, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
 import { ManifestError, readManifest } from '../contract/manifest.js';
 import { packageRoot } from '../lib/package-root.js';
@@ -135,6 +136,8 @@ const ConfigSchema = z.object({
     .string()
     .min(VENDOR_SECRET_MIN_LENGTH, `must be at least ${VENDOR_SECRET_MIN_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
     .optional(),
+  /** Hosts besides greenhouse.io and its subdomains that Greenhouse's send_test may name as the PATCH's url (docs/greenhouse.md §4). */
+  GREENHOUSE_PATCH_HOSTS: z.string().default('').pipe(GreenhousePatchHostsSetting),
   /** The dashboard's Basic-auth user name. */
   ADMIN_USERNAME: z.string().trim().min(1).max(100).default('admin'),
   /** The dashboard's Basic-auth password; outside production it defaults to "admin". */
@@ -199,6 +202,11 @@ export type Config = {
   host: string;
   port: number;
   publicUrl: string;
+  /**
+   * Only this machine can reach the server: HOST and PUBLIC_URL are both loopback (the sandbox, the
+   * tests). The same rule that lets the development secrets be used outside production.
+   */
+  localOnly: boolean;
   databasePath: string;
   /** PostgreSQL (DATABASE_URL), when set: then DATABASE_PATH is not used. */
   databaseUrl: string | undefined;
@@ -229,6 +237,8 @@ export type Config = {
   };
   /** Results pushed over HTTP by the vendor's product (docs/results-endpoint.md). */
   vendorResults: { secret: string | undefined };
+  /** Greenhouse's Assessment Partner API (docs/greenhouse.md): the hosts its PATCH may go to besides greenhouse.io. */
+  greenhouse: { patchHosts: readonly HostPattern[] };
   admin: { username: string; password: string | undefined; token: string | undefined };
   mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; maxConnections: number };
 };
@@ -251,7 +261,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const makeOne = `a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\``;
   // Production's rules hold wherever another machine can reach the server, whatever NODE_ENV says:
   // its development link key and admin password are published in this file.
-  const exposure = production ? undefined : reachableFromElsewhere(present);
+  const elsewhere = reachableFromElsewhere(present);
+  const exposure = production ? undefined : elsewhere;
   const strict = production || exposure !== undefined;
   const where = production ? 'in production' : `when the server is reachable from other machines (${exposure})`;
   if (strict && present.CANDIDATE_LINK_SECRET === undefined) {
@@ -297,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: c.HOST,
     port: c.PORT,
     publicUrl: publicUrlOf(c),
+    localOnly: elsewhere === undefined,
     databasePath: c.DATABASE_PATH,
     databaseUrl: c.DATABASE_URL,
     jobLeaseMs: c.JOB_LEASE_SECONDS * 1000,
@@ -317,6 +329,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resultsTtlMs: c.RESULTS_LINK_TTL_DAYS * DAY_MS,
     },
     vendorResults: { secret: c.VENDOR_RESULTS_SECRET },
+    greenhouse: { patchHosts: c.GREENHOUSE_PATCH_HOSTS },
     admin: {
       username: c.ADMIN_USERNAME,
       // With only a token configured, the token is the way in; a default password would be a second door.
@@ -361,12 +374,6 @@ function reachableFromElsewhere(env: { HOST?: string; PUBLIC_URL?: string; PORT?
   const host = env.HOST ?? PARTNER_DEFAULTS.HOST;
   if (!isLoopbackHost(host)) return `HOST is ${host}, not a loopback address`;
   return undefined;
-}
-
-/** Whether `host` (a HOST to listen on, or a URL's hostname) is this machine only: localhost, 127.0.0.0/8 or ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 /**

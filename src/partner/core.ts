@@ -8,6 +8,7 @@ import { invitationStore, type InvitationStore } from './invitations/store.js';
 import { mailOutbox, type MailOutbox } from './mail/outbox.js';
 import { vendorReports, type VendorReports } from './results/api.js';
 import { updateOutbox, type UpdateOutbox } from './updates/outbox.js';
+import { platformNoticeStore, type PlatformNoticeStore } from './platforms/notices.js';
 
 /** The stores and the lifecycle, built once (`partnerCore`, below) and shared by the app and the workers. */
 export interface PartnerCore {
@@ -18,6 +19,8 @@ export interface PartnerCore {
   lifecycle: InvitationLifecycle;
   /** Results pushed by the vendor's product, in process and through `POST /vendor/reports/{id}/result`. */
   results: VendorReports;
+  /** What platforms report about the partner's answers (Greenhouse's response_error), for the dashboard. */
+  notices: PlatformNoticeStore;
 }
 
 /**
@@ -53,6 +56,14 @@ export function partnerCore(
     hasCancelHook: options.hasCancelHook,
     emailAfterAcceptance: options.emailAfterAcceptance,
   });
-  return { accounts, invitations, updates, mail, lifecycle, results: vendorReports({ lifecycle, clock }) };
+  return {
+    accounts,
+    invitations,
+    updates,
+    mail,
+    lifecycle,
+    results: vendorReports({ lifecycle, clock }),
+    notices: platformNoticeStore(sql, clock),
+  };
 }
 

@@ -21,3 +21,9 @@ export function publicUrlOf(env: { PUBLIC_URL?: string; HOST?: string; PORT?: st
   const port = env.PORT === undefined || env.PORT === '' ? PARTNER_DEFAULTS.PORT : env.PORT;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }
+
+/** Whether `host` (a HOST to listen on, or a URL's hostname) is this machine only: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}

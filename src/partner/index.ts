@@ -43,7 +43,7 @@ export type { ReceivedEvent } from './platforms/hiring-platform/webhooks/inbox.j
 export type { PartnerKind } from '../contract/decisions.js';
 // The platforms the partner speaks (docs/platforms.md): `startPartner({ platforms })` takes a list of
 // them; `kitPlatforms()` is the kit's own, and a platform of a fork's own implements `Platform`.
-export { kitPlatforms, hiringPlatform, type HiringPlatformOptions } from './platforms/index.js';
+export { kitPlatforms, hiringPlatform, greenhousePlatform, type HiringPlatformOptions } from './platforms/index.js';
 export type { Platform, PlatformContext, PlatformFactory, PlatformWorker, DeliveryRequest, DeliveryTarget } from './platforms/index.js';
 export type { InvitationUpdate } from './invitations/update.js';
 // The kit's own provider, the built-in quiz: what src/provider/index.ts hands on until a fork replaces it.

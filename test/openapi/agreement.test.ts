@@ -352,6 +352,59 @@ describe("the partner's document and the kit's partner", () => {
         standIns: { 'path.report_id': UNKNOWN_REPORT },
       },
     };
+    // Greenhouse calls with the same customer's token as its key, the Basic user name.
+    const greenhouseKey = () => ({ authorization: `Basic ${Buffer.from(`${customerToken}:`).toString('base64')}` });
+    const harry = () => ({
+      partner_test_id: testId,
+      candidate: {
+        first_name: 'Harry',
+        last_name: 'Potter',
+        preferred_name: 'Hal',
+        email: 'hpotter@hogwarts.edu',
+        phone_number: '123-456-7890',
+        resume_url: 'https://hogwarts.com/resume',
+        greenhouse_profile_url: 'https://app.greenhouse.io/people/17681532',
+      },
+      sent_by: 'test_sender@example.org',
+      url: 'https://app.greenhouse.io/integrations/testing_partners/take_home_tests/12345',
+    });
+    const interview = async () => {
+      const res = await request(`${partner.url}/greenhouse/send_test`, {
+        method: 'POST',
+        headers: { ...greenhouseKey(), 'content-type': 'application/json' },
+        body: JSON.stringify(harry()),
+      });
+      expect(res.statusCode).toBe(200);
+      return ((await res.body.json()) as { partner_interview_id: string }).partner_interview_id;
+    };
+    const interviewId = await interview();
+    Object.assign(fixtures, {
+      greenhouseSendTest: {
+        base: () => ({ params: {}, body: harry() }),
+        headers: greenhouseKey,
+        // An unknown test, a host the PATCH may not go to: 422 as a malformed one.
+        standIns: { 'body.partner_test_id': '999999', 'body.url': 'https://evil.example/patch' },
+      },
+      greenhouseTestStatus: {
+        base: () => ({ params: { partner_interview_id: interviewId } }),
+        headers: greenhouseKey,
+        standIns: { 'query.partner_interview_id': UNKNOWN_REPORT },
+      },
+      greenhouseResponseError: {
+        base: () => ({
+          params: {},
+          body: {
+            api_call: 'test_status',
+            errors: ['partner_profile url is missing'],
+            partner_test_id: testId,
+            partner_test_name: 'JavaScript',
+            partner_interview_id: interviewId,
+            candidate_email: 'hpotter@hogwarts.edu',
+          },
+        }),
+        headers: greenhouseKey,
+      },
+    } satisfies Record<string, Fixture>);
     const { found, checked } = await disagreements(partnerApiDocument(), partner.url, fixtures);
     if (process.env.SHOW_EDGES) console.log(checked.join('\n'));
     expect(found).toEqual([]);

@@ -5,7 +5,19 @@ import { Partner } from '../../src/contract/schemas.js';
 import { PLATFORM_OPERATIONS, platformApiDocument } from '../../src/mock-platform/openapi/document.js';
 import { SEED_API_TOKENS } from '../../src/mock-platform/seed.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
-import { EXAMPLE_COMPANY_ID, EXAMPLE_TIME_MS, EXAMPLE_VENDOR_RESULTS_SECRET, EXAMPLE_WEBHOOK_SECRET, PARTNER_OPERATIONS, partnerApiDocument } from '../../src/partner/openapi.js';
+import {
+  EXAMPLE_COMPANY_ID,
+  EXAMPLE_GREENHOUSE_INTERVIEW,
+  EXAMPLE_TIME_MS,
+  EXAMPLE_VENDOR_RESULTS_SECRET,
+  EXAMPLE_WEBHOOK_SECRET,
+  PARTNER_OPERATIONS,
+  partnerApiDocument,
+} from '../../src/partner/openapi.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { invitationStore } from '../../src/partner/invitations/store.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { dollars } from '../support/database.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 import { operationsOf, problemOf, runExamples, type ExampleRun } from './support.js';
 
@@ -36,11 +48,37 @@ describe("the partner's document, against the kit's partner", () => {
     const customer = await partner.customer('Acme Corp', ['JavaScript', 'SQL']);
     expect(customer.tests.map((t) => t.id)).toEqual([1, 2]);
     const doc = partnerApiDocument();
+    /** test_status's examples ask about an interview Greenhouse sent this account earlier, completed with 80%. */
+    const given = async (operationId: string) => {
+      if (operationId !== 'greenhouseTestStatus') return;
+      const account = (await accountStore(partner.sql, systemClock).authenticate(customer.token))!;
+      const created = await invitationStore(partner.sql, systemClock).create({
+        reportId: EXAMPLE_GREENHOUSE_INTERVIEW,
+        accountId: account.id,
+        companyId: 0,
+        candidateId: 0,
+        testId: String(customer.tests[0]!.id),
+        testName: 'JavaScript',
+        firstName: 'Harry',
+        lastName: 'Potter',
+        email: 'hpotter@hogwarts.edu',
+        phone: null,
+        extraInputs: {},
+        platform: 'greenhouse',
+        platformData: {},
+      });
+      expect(created).toBe('created');
+      await partner.sql.run(dollars("UPDATE invitations SET status = 'completed', score = '80%', completed_at = ? WHERE report_id = ?"), [
+        new Date(EXAMPLE_TIME_MS).toISOString(),
+        EXAMPLE_GREENHOUSE_INTERVIEW,
+      ]);
+    };
     const runs = await runExamples({
       doc,
       baseUrl: partner.url,
       operations: PARTNER_OPERATIONS,
-      credentials: { customerToken: customer.token },
+      credentials: { customerToken: customer.token, greenhouseKey: customer.token },
+      before: given,
     });
     expectAllAsDocumented(runs, doc);
   });

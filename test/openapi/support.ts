@@ -69,6 +69,8 @@ export function exampleRequest(
     const value = credentials[scheme];
     if (value === undefined) throw new Error(`no credential for the security scheme ${scheme}`);
     if (definition.type === 'http' && definition.scheme === 'bearer') headers.authorization = `Bearer ${value}`;
+    // A key as the user name with an empty password, as Greenhouse sends its partners' keys.
+    else if (definition.type === 'http' && definition.scheme === 'basic') headers.authorization = `Basic ${Buffer.from(`${value}:`).toString('base64')}`;
     else if (definition.type === 'apiKey' && definition.in === 'header') headers[definition.name!.toLowerCase()] = value;
     else throw new Error(`security scheme ${scheme} is not one this test can send`);
   }

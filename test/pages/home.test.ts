@@ -55,6 +55,16 @@ describe("the partner's root URL", () => {
           },
           settings: { integrations_url: expect.any(String), codename: expect.any(String) },
         },
+        greenhouse: {
+          label: 'Greenhouse',
+          endpoints: {
+            list_tests: `${url}/greenhouse/list_tests`,
+            send_test: `${url}/greenhouse/send_test`,
+            test_status: `${url}/greenhouse/test_status`,
+            response_error: `${url}/greenhouse/response_error`,
+          },
+          settings: { patch_hosts: 'greenhouse.io, *.greenhouse.io, loopback' },
+        },
       },
       dashboard: `${url}/admin`,
       health: `${url}/healthz`,

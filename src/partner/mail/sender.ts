@@ -40,6 +40,8 @@ export function mailSender(deps: {
   kind: PartnerKind;
   /** The vendor's name (`config.partnerName`), for the templates to sign with. */
   partnerName: string;
+  /** The name the e-mail greets the candidate by (its platform's `greetingName`); the first name when not given. */
+  greeting?: (invitation: Invitation) => string;
   random?: () => number;
   /** Between two e-mails (`requestsFirst` in the server): lets the platform's requests go first. */
   pause?: Pause;
@@ -64,6 +66,7 @@ export function mailSender(deps: {
   async function render(mail: QueuedMail, invitation: Invitation): Promise<MailMessage> {
     const data = {
       invitation,
+      greeting: deps.greeting?.(invitation) ?? invitation.firstName,
       wording: KIND_WORDING[kind],
       kind,
       vendor: deps.partnerName,

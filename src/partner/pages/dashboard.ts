@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import type { PlatformNoticeStore } from '../platforms/notices.js';
 import type { Platform } from '../platforms/platform.js';
 import { z } from 'zod';
 import type { AccountStore, AccountSummary } from '../accounts/store.js';
@@ -34,8 +35,10 @@ export interface DashboardDeps {
   clock: Clock;
   admin: Config['admin'];
   publicUrl: string;
+  /** What platforms reported about the partner's answers: "Reports from platforms". */
+  notices: Pick<PlatformNoticeStore, 'recent'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
-  platforms: readonly Pick<Platform, 'name' | 'label' | 'home'>[];
+  platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
   /** The vendor's name, in the header and the window's title. */
   vendorName?: string;
@@ -138,6 +141,7 @@ export function dashboard(deps: DashboardDeps): Router {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
     const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
+    const notices = await deps.notices.recent(NOTICES_SHOWN);
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platforms: deps.platforms,
@@ -152,6 +156,9 @@ export function dashboard(deps: DashboardDeps): Router {
       counts: await updates.counts(),
       mails: await mail.recent(20),
       nextDueAt: await updates.nextDueAt(),
+      notices,
+      noticeAccounts: await accounts.namesOf([...new Set(notices.flatMap((n) => (n.accountId === null ? [] : [n.accountId])))]),
+      platformLabels: new Map(deps.platforms.map((p) => [p.name, p.label])),
     });
   });
 
@@ -167,6 +174,8 @@ export function dashboard(deps: DashboardDeps): Router {
       mails: await mail.ofReport(invitation.reportId),
       details: await resultDetailsOf(provider, invitation),
       progress: await invitations.progressOf(invitation.reportId),
+      platform: deps.platforms.find((p) => p.name === invitation.platform),
+      platformDetails: deps.platforms.find((p) => p.name === invitation.platform)?.details?.(invitation.platformData) ?? [],
     });
   });
 
@@ -277,6 +286,9 @@ function mailContent(
     return undefined;
   }
 }
+
+/** Reports from platforms the overview lists: the newest. */
+const NOTICES_SHOWN = 20;
 
 /** Accounts the overview lists: the newest; `npm run accounts -- list` lists them all. */
 const ACCOUNTS_SHOWN = 100;

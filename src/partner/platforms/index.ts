@@ -1,8 +1,10 @@
+import { greenhousePlatform } from './greenhouse/index.js';
 import { hiringPlatform, type HiringPlatformOptions } from './hiring-platform/index.js';
 import type { PlatformFactory } from './platform.js';
 
 export type { Platform, PlatformContext, PlatformFactory, PlatformWorker, DeliveryRequest, DeliveryTarget } from './platform.js';
 export { hiringPlatform, type HiringPlatformOptions } from './hiring-platform/index.js';
+export { greenhousePlatform } from './greenhouse/index.js';
 
 /**
  * The platforms the partner speaks unless told otherwise: each its own folder here, none importing
@@ -10,5 +12,5 @@ export { hiringPlatform, type HiringPlatformOptions } from './hiring-platform/in
  * this list.
  */
 export function kitPlatforms(options: HiringPlatformOptions = {}): PlatformFactory[] {
-  return [hiringPlatform(options)];
+  return [hiringPlatform(options), greenhousePlatform()];
 }

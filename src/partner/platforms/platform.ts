@@ -5,7 +5,7 @@ import type { Sql } from '../../lib/sql.js';
 import type { PartnerCore } from '../core.js';
 import type { Config } from '../config.js';
 import type { InvitationLinks } from '../invitations/links.js';
-import type { CreateOutcome, NewInvitation } from '../invitations/store.js';
+import type { CreateOutcome, Invitation, NewInvitation } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { DeliveryTarget } from '../updates/outbox.js';
 
@@ -49,6 +49,16 @@ export interface Platform {
    * (`emailAfterAcceptance`), `unknown` cancels an invitation the platform never accepted an update of.
    */
   reportKnown?(status: number): 'known' | 'unknown' | undefined;
+  /**
+   * The name the invitation e-mail greets the candidate by (`it.greeting` in the templates), from
+   * what its routes stored; the candidate's first name when absent or undefined.
+   */
+  greetingName?(invitation: Pick<Invitation, 'firstName' | 'platformData'>): string | undefined;
+  /**
+   * What the dashboard's invitation page shows of what its routes stored (`platformData`), in the
+   * platform's words; never a credential. `href` only for an http(s) URL the routes validated.
+   */
+  details?(platformData: Readonly<Record<string, unknown>>): { label: string; value: string; href?: string }[];
   /** Background work of its own (a webhook processor), run in a loop beside the kit's. */
   workers?(context: PlatformContext): PlatformWorker[];
 }
@@ -90,4 +100,10 @@ export interface DeliveryRequest {
   headers: Record<string, string>;
   /** The request body, when it has one (its content-type is in `headers`). */
   body?: string;
+  /**
+   * What the invitation's `platform_data` becomes once this request is delivered, written in the
+   * transaction that records the delivery: a credential only this request needed is dropped
+   * (Greenhouse's key). Unchanged when absent.
+   */
+  platformDataAfter?: Readonly<Record<string, unknown>>;
 }

@@ -193,6 +193,11 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       return row && { reportId, platform: row.platform, accountId: row.account_id, data: JSON.parse(row.platform_data) as Record<string, unknown> };
     },
 
+    /** Replaces what the invitation's platform stored with it (`DeliveryRequest.platformDataAfter`), inside `tx`. */
+    async replacePlatformData(tx: Sql, reportId: string, data: Readonly<Record<string, unknown>>): Promise<void> {
+      await tx.run('UPDATE invitations SET platform_data = $1, updated_at = $2 WHERE report_id = $3', [JSON.stringify(data), now(), reportId]);
+    },
+
     /** Claims given back unsent (a shutdown): the reports' updates are due again at once, for any instance. */
     async release(ids: readonly number[]): Promise<void> {
       if (ids.length === 0) return;

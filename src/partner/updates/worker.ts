@@ -90,7 +90,7 @@ export interface DeliveryRun {
   retried: number;
   dead: number;
   superseded: number;
-  /** Why nothing was sent, when nothing could be. */
+  /** Why a platform's updates were not sent, when some could not be (the others' went out). */
   waiting?: string;
 }
 
@@ -230,7 +230,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       if (changed) deps.onRecorded?.();
     };
     if (outcome === 'delivered') {
-      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, answered({ accepted: true })));
+      const after = typeof request === 'string' ? undefined : request.platformDataAfter;
+      const accepted = answered({ accepted: true });
+      const also = async (tx: Sql) => {
+        if (after) await outbox.replacePlatformData(tx, head.reportId, after);
+        return accepted?.(tx);
+      };
+      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also));
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
       return true;
@@ -284,7 +290,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
           if (await deliver(head, run)) inHand.settled(head.id);
         });
       }
-      return run;
+      return idle.length > 0 ? { ...run, waiting: waitingReasons() } : run;
     },
 
     /** When the next pending update falls due; undefined when none is pending. */
