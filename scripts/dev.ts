@@ -1,7 +1,9 @@
 /**
  * `npm run dev`: the whole sandbox in one command. Starts the mock platform and the partner server
  * (with the demo account), registers the partner with the mock, integrates the sandbox company
- * "Acme Corp" with the demo customer's token, and prints where to click. Ctrl-C stops both.
+ * "Acme Corp" with the demo customer's token, configures the mock's Greenhouse company "Initech"
+ * with the partner's URL and the same token as its API key, and prints where to click. Ctrl-C
+ * stops both.
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
  * restarts; so does the mock's, a file beside it (./data/partner.mock.db, or MOCK_DATABASE_PATH),
@@ -22,6 +24,7 @@ import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
+import { GREENHOUSE_CANDIDATES, GREENHOUSE_COMPANY } from '../src/mock-platform/greenhouse/seed.js';
 import { main } from '../src/partner/server.js';
 import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
@@ -33,8 +36,8 @@ import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
 const USAGE = `Usage: npm run dev [-- --reset]
 
-Starts the mock platform and the partner server, registers the partner with the mock and
-integrates the sandbox company Acme Corp. Both keep their state in files (the partner's database,
+Starts the mock platform and the partner server, registers the partner with the mock,
+integrates the sandbox company Acme Corp and configures the Greenhouse company Initech. Both keep their state in files (the partner's database,
 and the mock's beside it: ./data/partner.mock.db); --reset deletes both first, for a fresh sandbox.
 It reads the environment (and .env):
 
@@ -48,6 +51,7 @@ It reads the environment (and .env):
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
 const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
+const GREENHOUSE_CANDIDATE = GREENHOUSE_CANDIDATES[0];
 
 const DevEnv = z.object({
   PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
@@ -63,6 +67,8 @@ export interface Sandbox {
   kind: PartnerKind;
   /** How the sandbox company's integration went; the sandbox runs either way. */
   integration: { ok: true } | { ok: false; message: string };
+  /** How configuring the Greenhouse company went (the partner's URL, the demo token as its API key). */
+  greenhouse: { ok: true } | { ok: false; message: string };
   close(): Promise<void>;
 }
 
@@ -142,7 +148,9 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
     // With PORT=0 the port is known only now: the callbacks are registered again where it listens.
     if (partner.publicUrl !== base.publicUrl) await register(loadManifest(dev.data.PARTNER_MANIFEST, partner.publicUrl));
 
-    const integration = await integrate(mock.url, dev.data.PARTNER_CODENAME, config.databasePath);
+    const demo = demoToken(config.databasePath);
+    const integration = demo.ok ? await integrate(mock.url, dev.data.PARTNER_CODENAME, demo) : demo;
+    const greenhouse = demo.ok ? await configureGreenhouse(mock.url, registered.partner.name, partner.publicUrl, demo.token) : demo;
     return {
       partnerUrl,
       mockUrl: mock.url,
@@ -150,6 +158,7 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
       partnerName: registered.partner.name,
       kind: registered.partner.kind,
       integration,
+      greenhouse,
       close,
     };
   } catch (err) {
@@ -187,8 +196,10 @@ function manifestKindOf(file: string): PartnerKind | undefined {
   }
 }
 
-/** Integrates the sandbox company with the demo account's token, through the marketplace API. */
-async function integrate(mockUrl: string, codename: string, databasePath: string): Promise<Sandbox['integration']> {
+/** The demo account's token, which the partner wrote beside its database when it seeded the account. */
+type DemoToken = { ok: true; token: string; tokenFile: string; ownFile: string } | { ok: false; message: string };
+
+function demoToken(databasePath: string): DemoToken {
   const ownFile = demoTokenFile(databasePath);
   // Older versions wrote one `demo-token` per folder; it is used (and renamed) if it still works.
   const legacyFile = path.join(path.dirname(path.resolve(databasePath)), 'demo-token');
@@ -199,7 +210,12 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
       message: `No demo token at ${tokenFile}. Issue one with \`npm run accounts -- token 1\` and paste it on the company page.`,
     };
   }
-  const token = readFileSync(tokenFile, 'utf8').trim();
+  return { ok: true, token: readFileSync(tokenFile, 'utf8').trim(), tokenFile, ownFile };
+}
+
+/** Integrates the sandbox company with the demo account's token, through the marketplace API. */
+async function integrate(mockUrl: string, codename: string, demo: Extract<DemoToken, { ok: true }>): Promise<Sandbox['integration']> {
+  const { token, tokenFile, ownFile } = demo;
   const res = await request(`${mockUrl}/api/marketplace/c/${SANDBOX_COMPANY.id}/partners/${codename}/integration`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -219,10 +235,28 @@ async function integrate(mockUrl: string, codename: string, databasePath: string
   };
 }
 
+/**
+ * Configures the mock's Greenhouse company as Greenhouse's partnerships team would: the partner's
+ * name and base URL (its endpoints under `/greenhouse/`), and the demo customer's token as the API
+ * key (docs/greenhouse.md: the key is the kit's customer token). Greenhouse has no call that checks
+ * a key, so nothing reaches the partner here.
+ */
+async function configureGreenhouse(mockUrl: string, name: string, partnerUrl: string, token: string): Promise<Sandbox['greenhouse']> {
+  const res = await request(`${mockUrl}/api/greenhouse/companies/${GREENHOUSE_COMPANY.id}/partner`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, api_key: token, base_url: partnerUrl }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const body = (await res.body.json().catch(() => ({}))) as { error?: string };
+  return res.statusCode < 300 ? { ok: true } : { ok: false, message: `the mock refused it ("${body.error ?? res.statusCode}")` };
+}
+
 /** What `npm run dev` prints once ready: where everything is, and the flow to try for the partner's kind. */
 export function banner(s: Sandbox): string {
   const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
   const candidate = `${company}/candidates/${SANDBOX_CANDIDATE.id}`;
+  const greenhouseCompany = `${s.mockUrl}/greenhouse/companies/${GREENHOUSE_COMPANY.id}`;
   const wording = KIND_WORDING[s.kind];
   const steps =
     s.kind === 'assessment'
@@ -254,12 +288,21 @@ export function banner(s: Sandbox): string {
     `  Partner server              ${s.partnerUrl}`,
     `  Partner dashboard           ${s.partnerUrl}/admin  (admin / admin in development)`,
     `  Call history                ${s.mockUrl}/calls`,
+    `  Greenhouse company          ${s.mockUrl}/greenhouse/companies/${GREENHOUSE_COMPANY.id}`,
     '',
     s.integration.ok
       ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
       : `Integration of ${SANDBOX_COMPANY.name} failed: ${s.integration.message}`,
     '',
     ...steps,
+    '',
+    s.greenhouse.ok
+      ? `On Greenhouse, ${GREENHOUSE_COMPANY.name} has configured ${s.partnerName} (its /greenhouse/ endpoints, the same token as API key):`
+      : `Configuring the Greenhouse company ${GREENHOUSE_COMPANY.name} failed: ${s.greenhouse.message}`,
+    `  1. Open ${greenhouseCompany}, click "List tests" and pick one for the Take-Home Test stage.`,
+    `  2. Open ${greenhouseCompany}/candidates/${GREENHOUSE_CANDIDATE.id} (${GREENHOUSE_CANDIDATE.firstName} ${GREENHOUSE_CANDIDATE.lastName}) and click "Send Test".`,
+    '  3. Take the test from the invitation: the partner PATCHes the mock, which reads test_status and',
+    '     shows the score, the results link and the metadata ("Check status now" reads it again).',
     '',
     'Ctrl-C stops both servers.',
     '',

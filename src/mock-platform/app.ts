@@ -27,6 +27,10 @@ import type { PlatformEvents } from './events.js';
 import { injectFault } from './faults/middleware.js';
 import { faultsRouter } from './faults/routes.js';
 import { faultStore } from './faults/store.js';
+import { greenhouseClient } from './greenhouse/client.js';
+import { greenhouseRouter } from './greenhouse/routes.js';
+import { greenhouse as createGreenhouse } from './greenhouse/service.js';
+import { greenhouseStore } from './greenhouse/store.js';
 import { mailLog, type MailLog } from './mail.js';
 import { integrationStore } from './marketplace/integrations.js';
 import { partnerClient } from './marketplace/partner-client.js';
@@ -83,9 +87,11 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /photos/…             candidates' thumbnails (photo_thumb_url)
+ *   /integrations/testing_partners/take_home_tests/{id}   Greenhouse: the partner's PATCH (docs/greenhouse.md)
+ *   /api/greenhouse/…     Greenhouse: a company's partner key and URLs, as JSON
  *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
- *   /                     the sandbox UI (server-rendered forms)
+ *   /                     the sandbox UI (server-rendered forms), the Greenhouse company's pages under /greenhouse
  */
 export function createMockPlatform(deps: MockPlatformDeps): Express {
   const { db, clock, logger } = deps;
@@ -119,6 +125,13 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     faults,
   });
   const marketplace = createMarketplace({ companies, partners, integrations, reports, client });
+  const greenhouseTables = greenhouseStore(db, clock);
+  const greenhouse = createGreenhouse({
+    store: greenhouseTables,
+    client: greenhouseClient({ calls, timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS, dispatcher: deps.dispatcher, faults }),
+    publicUrl,
+    onBackgroundError: (err, testId) => logger.error({ err, testId }, 'Greenhouse status check failed'),
+  });
   // Every endpoint a partner calls is logged and can be given faults, under one name.
   const endpoint = (name: string): RequestHandler[] => [inboundLog(calls, logger, name), injectFault(faults, name)];
 
@@ -162,6 +175,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       kick: webhooks.kick,
     }),
   );
+  app.use(greenhouseRouter({ greenhouse, endpoint, bodyLimitBytes }));
   app.use('/photos', photosRouter(db));
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
@@ -199,6 +213,8 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       pipeline,
       offers,
       webhooks,
+      greenhouse,
+      greenhouseTables,
       logger,
     }),
   );

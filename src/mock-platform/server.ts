@@ -12,6 +12,7 @@ import { seedCareers } from './careers/seed.js';
 import { adjustableClock, isAdjustable, type AdjustableClock } from './clock/adjustable.js';
 import { seedPlacements } from './companies/seed-placements.js';
 import { openMockDb } from './db.js';
+import { seedGreenhouse } from './greenhouse/seed.js';
 import type { PlatformEvents } from './events.js';
 import { mailLog } from './mail.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
@@ -40,7 +41,7 @@ export interface MockPlatformOptions {
   random?: () => number;
   /** Run the webhook worker (every second and after each event); default true. Tests that drive it leave it off. */
   webhookWorker?: boolean;
-  /** Seed the sandbox's companies, members, candidates, API tokens and careers site (default true). */
+  /** Seed the sandbox's companies, members, candidates, API tokens, careers site and Greenhouse company (default true). */
   seed?: boolean;
   /** Where the mock is reached from outside (a proxy, a tunnel); the listening address by default. */
   publicUrl?: string;
@@ -78,6 +79,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     seedApiTokens(db, clock);
     seedCareers(db, clock);
     seedPlacements(db, clock);
+    seedGreenhouse(db, clock);
   }
   // Uploads live next to a database file; an in-memory platform gets a folder that goes with it.
   const inMemory = databasePath === ':memory:';

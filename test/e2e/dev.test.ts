@@ -237,6 +237,37 @@ describe('npm run dev for each kind of partner', () => {
     }
   });
 
+  it("the Greenhouse company comes configured with the partner's URL and the demo token as its key, and the banner and the sandbox's home link it", async () => {
+    const sandbox = await startSandbox({
+      PATH: process.env.PATH,
+      DATABASE_PATH: path.join(dir, 'greenhouse.db'),
+      PORT: '0',
+      MOCK_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      expect(sandbox.greenhouse).toEqual({ ok: true });
+      const token = readFileSync(path.join(dir, 'greenhouse.db.demo-token'), 'utf8').trim();
+      const configured = await request(sandbox.mockUrl).get('/api/greenhouse/companies/1/partner').expect(200);
+      expect(configured.body.partner).toMatchObject({
+        name: 'Demo Assessments',
+        api_key_hint: `…${token.slice(-4)}`,
+        urls: {
+          list_tests: `${sandbox.partnerUrl}/greenhouse/list_tests`,
+          send_test: `${sandbox.partnerUrl}/greenhouse/send_test`,
+          test_status: `${sandbox.partnerUrl}/greenhouse/test_status`,
+          response_error: `${sandbox.partnerUrl}/greenhouse/response_error`,
+        },
+      });
+      expect(banner(sandbox)).toContain(`${sandbox.mockUrl}/greenhouse/companies/1`);
+      const home = await request(sandbox.mockUrl).get('/').expect(200);
+      expect(home.text).toContain('href="/greenhouse/companies/1"');
+      expect(home.text).toContain('partner: Demo Assessments');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('assessment (the default manifest): the banner says take the test', async () => {
     const sandbox = await startSandbox({
       PATH: process.env.PATH,

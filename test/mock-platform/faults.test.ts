@@ -198,7 +198,16 @@ describe('faults on the callbacks to the partner', () => {
       .expect(200);
     await armCallback({ endpoint: 'cancel', status: 503 }).expect(201);
     const listed = await request(mock.app).get('/_mock/faults').expect(200);
-    expect(listed.body.callbacks).toEqual(['cancel', 'send_candidate', 'tests', 'validate_token']);
+    expect(listed.body.callbacks).toEqual([
+      'cancel',
+      'send_candidate',
+      'tests',
+      'validate_token',
+      'greenhouse.list_tests',
+      'greenhouse.response_error',
+      'greenhouse.send_test',
+      'greenhouse.test_status',
+    ]);
     expect(listed.body.faults).toEqual([expect.objectContaining({ target: 'callback', endpoint: 'cancel', status: 503 })]);
     const cancel = await request(mock.app).post(`/api/marketplace/c/${ACME.id}/reports/${report.id}/cancel`).expect(502);
     expect(cancel.body.error).toBe('There was a problem with the Demo Assessments API');
@@ -210,7 +219,7 @@ describe('faults on the callbacks to the partner', () => {
     await sendTest().expect(201);
     await armCallback({ endpoint: 'reports.update', status: 500 })
       .expect(422)
-      .expect((res) => expect(res.body.errors.endpoint[0]).toBe('must be one of: cancel, send_candidate, tests, validate_token'));
+      .expect((res) => expect(res.body.errors.endpoint[0]).toMatch(/^must be one of: cancel, send_candidate, tests, validate_token, greenhouse\.list_tests/));
     await request(mock.app).post('/_mock/faults').send({ target: 'partner', endpoint: 'tests', status: 500 }).expect(422);
   });
 });

@@ -27,6 +27,8 @@ export function inboundLog(calls: CallLog, logger: Logger, endpoint: string): Re
       if (recorded) return;
       recorded = true;
       const answered = res.writableFinished;
+      // What a handler learnt of the call that its path does not say (the Greenhouse PATCH's test).
+      const context = (res.locals.call ?? {}) as { companyId?: number; reportId?: string };
       try {
         calls.record({
           direction: 'inbound',
@@ -34,8 +36,8 @@ export function inboundLog(calls: CallLog, logger: Logger, endpoint: string): Re
           method: req.method,
           url: req.originalUrl,
           codename: params.codename ?? null,
-          companyId: toInt(params.companyId),
-          reportId: params.reportId ?? null,
+          companyId: context.companyId ?? toInt(params.companyId),
+          reportId: context.reportId ?? params.reportId ?? null,
           requestHeaders: redactHeaders(req.headers),
           requestBody: req.body === undefined ? null : redactBody(JSON.stringify(req.body)),
           responseStatus: answered ? res.statusCode : null,

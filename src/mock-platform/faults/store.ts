@@ -10,14 +10,27 @@ import { isoAt } from '../../lib/clock.js';
  * The target says whose endpoint: `platform` (default), one of the platform's own endpoints that
  * the partner calls (`reports.update`, …) — the partner's retries; `callback`, one of the calls
  * the platform makes to the partner (`validate_token`, `tests`, `send_candidate`, `cancel`) — what
- * the recruiter sees when the partner's server fails, without stopping it. A callback fault is
+ * the recruiter sees when the partner's server fails, without stopping it (the Greenhouse calls too:
+ * `greenhouse.send_test`, …). A callback fault is
  * played by the platform's side: the partner receives no call.
  */
 export const FAULT_TARGETS = ['platform', 'callback'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
-/** The calls the platform makes to a partner, by the names the call log gives them. */
-export const CALLBACK_ENDPOINTS = ['cancel', 'send_candidate', 'tests', 'validate_token'] as const;
+/**
+ * The calls the platform makes to a partner, by the names the call log gives them: the
+ * platform's callbacks, then those the mock makes as Greenhouse (greenhouse/client.ts).
+ */
+export const CALLBACK_ENDPOINTS = [
+  'cancel',
+  'send_candidate',
+  'tests',
+  'validate_token',
+  'greenhouse.list_tests',
+  'greenhouse.response_error',
+  'greenhouse.send_test',
+  'greenhouse.test_status',
+] as const;
 
 export interface FaultSpec {
   target?: FaultTarget;

@@ -105,7 +105,7 @@ export function partnerClient(deps: { calls: CallLog; timeoutMs: number; dispatc
  * still runs, so a delay past it is a timeout), then a dropped connection or an answer with the
  * status. Undefined when the call should then go to the partner after all (a delay alone).
  */
-async function playFault(fault: Fault, endpoint: string, signal: AbortSignal): Promise<{ status: number; text: string } | undefined> {
+export async function playFault(fault: Fault, endpoint: string, signal: AbortSignal): Promise<{ status: number; text: string } | undefined> {
   if (fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal });
   if (fault.drop) {
     // What undici reports when the server closes the connection without an answer.

@@ -23,6 +23,9 @@ import type { PartnerStore, StoredPartner } from '../partners/store.js';
 import { badgeScore } from '../reports/rules.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';
 import type { MockWebhooks } from '../webhooks/index.js';
+import { registerGreenhousePages } from '../greenhouse/pages.js';
+import type { Greenhouse } from '../greenhouse/service.js';
+import type { GreenhouseStore } from '../greenhouse/store.js';
 import { flashes, type Flash } from './flash.js';
 import type { PageKit } from './page-kit.js';
 import { pretty } from './pretty.js';
@@ -44,6 +47,9 @@ export interface SandboxDeps {
   pipeline: Pipeline;
   offers: OfferActions;
   webhooks: MockWebhooks;
+  /** The mock playing Greenhouse: its actions and its tables. */
+  greenhouse: Greenhouse;
+  greenhouseTables: GreenhouseStore;
   logger: Logger;
 }
 
@@ -166,6 +172,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     render(req, res, './home', {
       title: 'Sandbox',
       companies: companies.list(),
+      greenhouseCompanies: deps.greenhouseTables.companies().map((c) => ({ ...c, partner: deps.greenhouseTables.partner(c.id)?.name })),
       partners: partners.list(),
       companyName: (id: number) => companies.find(id)?.name ?? `#${id}`,
     });
@@ -425,6 +432,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
 
   registerPipelinePages(router, kit, { companies, pipeline: deps.pipeline, offers: deps.offers });
   registerWebhookPages(router, kit, { companies, webhooks: deps.webhooks });
+  registerGreenhousePages(router, kit, { greenhouse: deps.greenhouse, store: deps.greenhouseTables });
 
   // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler.
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {

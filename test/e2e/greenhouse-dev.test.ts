@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, expect, it } from 'vitest';
+import { startSandbox } from '../../scripts/dev.js';
+import { signVendorResult } from '../../src/contract/vendor-signature.js';
+import { eventually } from '../support/eventually.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-greenhouse-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const RESULTS_SECRET = 'greenhouse-results-secret-0123456789abcdef';
+
+/**
+ * `npm run dev`'s two servers speaking Greenhouse's Assessment Partner API to each other: the
+ * mock's Greenhouse company, configured with the demo token, lists the partner's tests, sends one,
+ * and once the result is in, the partner PATCHes the mock, which reads test_status.
+ */
+it('Initech lists the demo tests, sends one to Katherine, and shows the score and results link after the partner PATCHes', async () => {
+  const sandbox = await startSandbox({
+    PATH: process.env.PATH,
+    DATABASE_PATH: path.join(dir, 'partner.db'),
+    PORT: '0',
+    MOCK_PORT: '0',
+    LOG_LEVEL: 'silent',
+    VENDOR_RESULTS_SECRET: RESULTS_SECRET,
+  });
+  try {
+    const mock = request(sandbox.mockUrl);
+    const listed = await mock.get('/greenhouse/companies/1?list_tests=1').expect(200);
+    const option = /<option value="([^"]+)">/.exec(listed.text)?.[1];
+    expect(option, listed.text).toBeDefined();
+    const test = option!.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&#39;', "'");
+    await mock.post('/greenhouse/companies/1/stages/2/test').type('form').send({ test }).expect(303);
+    const sent = await mock.post('/greenhouse/companies/1/candidates/1/send').type('form').send({ stage_id: '2' }).expect(303);
+    const page = await mock.get(sent.headers.location!).expect(200);
+    const interviewId = /partner_interview_id <code>([^<]+)<\/code>/.exec(page.text)?.[1];
+    expect(interviewId, page.text).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The vendor's product reports the result; the partner PATCHes the mock, which reads test_status.
+    const body = JSON.stringify({ status: 'completed', score: '80' });
+    await request(sandbox.partnerUrl)
+      .post(`/vendor/reports/${interviewId}/result`)
+      .set('content-type', 'application/json')
+      .set('x-vendor-signature', signVendorResult(RESULTS_SECRET, interviewId!, body))
+      .send(body)
+      .expect(200);
+    const shown = await eventually(
+      async () => {
+        const res = await mock.get('/greenhouse/companies/1/candidates/1').expect(200);
+        expect(res.text).toContain('>complete</span>');
+        return res.text;
+      },
+      { what: 'the status read after the PATCH', intervalMs: 100 },
+    );
+    expect(shown).toMatch(/<span class="score"[^>]*>80<\/span>/);
+    expect(shown).toContain(`<a href="${sandbox.partnerUrl}/results?token=`);
+    const patches = await mock.get('/_mock/calls?endpoint=greenhouse.take_home_tests.update').expect(200);
+    expect(patches.body.calls.map((c: { response_status: number }) => c.response_status)).toEqual([200]);
+  } finally {
+    await sandbox.close();
+  }
+});
