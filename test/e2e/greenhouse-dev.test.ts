@@ -6,6 +6,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startSandbox } from '../../scripts/dev.js';
 import { signVendorResult } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
+import { sendFromGreenhouse } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-greenhouse-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,22 +29,14 @@ it('Initech lists the demo tests, sends one to Katherine, and shows the score an
   });
   try {
     const mock = request(sandbox.mockUrl);
-    const listed = await mock.get('/greenhouse/companies/1?list_tests=1').expect(200);
-    const option = /<option value="([^"]+)">/.exec(listed.text)?.[1];
-    expect(option, listed.text).toBeDefined();
-    const test = option!.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&#39;', "'");
-    await mock.post('/greenhouse/companies/1/stages/2/test').type('form').send({ test }).expect(303);
-    const sent = await mock.post('/greenhouse/companies/1/candidates/1/send').type('form').send({ stage_id: '2' }).expect(303);
-    const page = await mock.get(sent.headers.location!).expect(200);
-    const interviewId = /partner_interview_id <code>([^<]+)<\/code>/.exec(page.text)?.[1];
-    expect(interviewId, page.text).toMatch(/^[0-9a-f-]{36}$/);
+    const interviewId = await sendFromGreenhouse(sandbox.mockUrl);
 
     // The vendor's product reports the result; the partner PATCHes the mock, which reads test_status.
     const body = JSON.stringify({ status: 'completed', score: '80' });
     await request(sandbox.partnerUrl)
       .post(`/vendor/reports/${interviewId}/result`)
       .set('content-type', 'application/json')
-      .set('x-vendor-signature', signVendorResult(RESULTS_SECRET, interviewId!, body))
+      .set('x-vendor-signature', signVendorResult(RESULTS_SECRET, interviewId, body))
       .send(body)
       .expect(200);
     const shown = await eventually(

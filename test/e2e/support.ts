@@ -168,3 +168,25 @@ export async function startForkedPartner(
   };
 }
 export type ForkedPartner = Awaited<ReturnType<typeof startForkedPartner>>;
+
+/** The sandbox's Greenhouse company (Initech) and its first candidate (Katherine, every optional field). */
+export const INITECH = 1;
+export const KATHERINE = 1;
+
+/**
+ * As a recruiter at Initech does on the mock's Greenhouse pages: list the partner's tests, pick the
+ * first for stage 2, send it to Katherine. Resolves with the `partner_interview_id` the partner answered.
+ */
+export async function sendFromGreenhouse(mockUrl: string): Promise<string> {
+  const mock = request(mockUrl);
+  const listed = await mock.get(`/greenhouse/companies/${INITECH}?list_tests=1`).expect(200);
+  const option = /<option value="([^"]+)">/.exec(listed.text)?.[1];
+  if (!option) throw new Error(`no test to pick on the company page:\n${listed.text}`);
+  const test = option.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&#39;', "'");
+  await mock.post(`/greenhouse/companies/${INITECH}/stages/2/test`).type('form').send({ test }).expect(303);
+  const sent = await mock.post(`/greenhouse/companies/${INITECH}/candidates/${KATHERINE}/send`).type('form').send({ stage_id: '2' }).expect(303);
+  const page = await mock.get(sent.headers.location!).expect(200);
+  const interviewId = /partner_interview_id <code>([^<]+)<\/code>/.exec(page.text)?.[1];
+  if (!interviewId || !/^[0-9a-f-]{36}$/.test(interviewId)) throw new Error(`no partner_interview_id on the candidate page:\n${page.text}`);
+  return interviewId;
+}

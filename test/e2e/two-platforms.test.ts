@@ -7,14 +7,12 @@ import { afterAll, expect, it } from 'vitest';
 import { startSandbox } from '../../scripts/dev.js';
 import { signVendorResult } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
-import { ACME, ADA } from './support.js';
+import { ACME, ADA, INITECH, KATHERINE, sendFromGreenhouse } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-two-platforms-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const RESULTS_SECRET = 'two-platforms-results-secret-0123456789ab';
-const INITECH = 1;
-const KATHERINE = 1;
 
 /**
  * The kit's promise: the vendor writes its product once, and the kit speaks each platform. One
@@ -46,15 +44,7 @@ it('one provider and one account serve a candidate sent from the hiring platform
     const reportId: string = sent.body.report.id;
 
     // Greenhouse: Initech lists the same tests, picks one for a stage and sends it to Katherine.
-    const listed = await mock.get(`/greenhouse/companies/${INITECH}?list_tests=1`).expect(200);
-    const option = /<option value="([^"]+)">/.exec(listed.text)?.[1];
-    expect(option, listed.text).toBeDefined();
-    const picked = option!.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&#39;', "'");
-    await mock.post(`/greenhouse/companies/${INITECH}/stages/2/test`).type('form').send({ test: picked }).expect(303);
-    const sentFromGreenhouse = await mock.post(`/greenhouse/companies/${INITECH}/candidates/${KATHERINE}/send`).type('form').send({ stage_id: '2' }).expect(303);
-    const greenhousePage = await mock.get(sentFromGreenhouse.headers.location!).expect(200);
-    const interviewId = /partner_interview_id <code>([^<]+)<\/code>/.exec(greenhousePage.text)?.[1];
-    expect(interviewId, greenhousePage.text).toMatch(/^[0-9a-f-]{36}$/);
+    const interviewId = await sendFromGreenhouse(sandbox.mockUrl);
 
     // One account, two platforms: both invitations are the demo account's.
     const db = new Database(databasePath, { readonly: true });
@@ -90,7 +80,7 @@ it('one provider and one account serve a candidate sent from the hiring platform
         .expect(200);
     };
     await post(reportId, { status: 'completed', score: '92%' });
-    await post(interviewId!, { status: 'completed', score: '80%', subtitle: 'Strong on recursion' });
+    await post(interviewId, { status: 'completed', score: '80%', subtitle: 'Strong on recursion' });
 
     // Each platform's candidate page shows its own candidate's result.
     const acmePage = await eventually(
