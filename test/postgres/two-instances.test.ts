@@ -217,7 +217,7 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     );
     // The only dead letters: a send the killed instance stored but whose answer never reached the
     // platform, which hid the report and answers its first update 404. Its invitation is canceled,
-    // and its candidate never e-mailed (the platform first, reports/policy.ts).
+    // and its candidate never e-mailed (the platform first, updates/policy.ts).
     const dead = await sql.all<{ report_id: string; last_status: number }>(`SELECT report_id, last_status FROM report_updates WHERE status = 'dead'`);
     expect(dead.length).toBeLessThanOrEqual(unanswered.length);
     for (const { report_id, last_status } of dead) {

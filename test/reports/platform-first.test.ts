@@ -3,7 +3,7 @@ import { ADMIN } from '../invitations/support.js';
 import { ACME, deliveryWorld, type DeliveryWorld } from './support.js';
 
 /**
- * The platform first (reports/policy.ts): a candidate is e-mailed only once the platform has
+ * The platform first (updates/policy.ts): a candidate is e-mailed only once the platform has
  * accepted the report's first update, and an invitation whose first update the platform answers
  * 404 is canceled without a word to anyone.
  */

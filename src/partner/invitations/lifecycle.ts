@@ -51,7 +51,7 @@ const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by
  *               the invitation's platform does not wait for it to accept that update
  *               (`Platform.emailAfterAcceptance`)
  *   accepted  → the platform accepted a report update for the first time: the invitation e-mail
- *               (the platform first, `reportKnown` in reports/policy.ts: never an e-mail for a
+ *               (the platform first, `reportKnown` in updates/policy.ts: never an e-mail for a
  *               report the platform does not know)
  *   unknown   → the platform answered 404 to a report it never accepted an update of: canceled,
  *               with the reason; no e-mail, no update (the platform has no report to update)
@@ -254,7 +254,7 @@ export function invitationLifecycle(deps: {
    * report deleted before its first update): the invitation is canceled, with `reason`, and nothing
    * is queued — no e-mail was, and the platform has no report to update. Once the platform accepted
    * one, a 404 means the report was deleted since: the invitation stays as it is (the platform
-   * first, `reportKnown` in reports/policy.ts).
+   * first, `reportKnown` in updates/policy.ts).
    */
   const unknown = async (tx: Sql, reportId: string, reason: string): Promise<boolean> => {
     const now = isoAt(clock.now());

@@ -25,7 +25,7 @@ export const toInvitationToCancel = (i: Invitation): InvitationToCancel => ({
  * `product_cancel` to `pending` (lifecycle.ts), so a crash between the cancel and the call loses
  * nothing. A hook that throws is retried with the kit's backoff on the report updates' steps, and
  * given up (`dead`, on the dashboard) once a retry would fall past as long after the cancel as a
- * report update is retried (DELIVERY_RETRY in reports/policy.ts). The call is at least once: a
+ * report update is retried (DELIVERY_RETRY in updates/policy.ts). The call is at least once: a
  * crash after the hook returned and before it was recorded calls it again.
  */
 export function productCanceller(deps: {

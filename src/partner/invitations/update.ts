@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG, REPORT_STATUSES } from '../../contract/decisions.js';
-
-const text = () => z.string().refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+// The field rules a vendor's result is held to (results/api.ts reads them from here too).
+import { ReportProperty, text } from '../../contract/schemas.js';
 
 /**
  * A change of an invitation that its platform is to hear of, in the kit's words: what the
@@ -20,7 +20,7 @@ export const InvitationUpdate = z
     score: text().max(REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG).nullable(),
     completed_at: z.iso.datetime({ offset: false }).nullable(),
     subtitle: text().max(500).nullable(),
-    properties: z.array(z.object({ label: text().min(1).max(100), value: text().max(1000) })).max(50),
+    properties: z.array(ReportProperty).max(50),
     /** The kit's pages: `show`, the recruiter's results page (a signed link). Older rows may carry others. */
     urls: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a snake_case key'), z.url({ protocol: /^https?$/ })),
   })

@@ -48,7 +48,7 @@ export type MailOutbox = ReturnType<typeof mailOutbox>;
  * The `mail_outbox` table: e-mail the kit owes someone. `enqueue` runs inside the transaction of
  * the change that calls for the e-mail, so a crash right after send_candidate's answer, or right
  * after the invitation started, loses no e-mail: the sender finds the row on its next run.
- * Retries follow the report updates' schedule (reports/policy.ts).
+ * Retries follow the report updates' schedule (updates/policy.ts).
  */
 export function mailOutbox(sql: Sql, clock: Clock) {
   const claimDue = claimQuery(sql, {

@@ -94,24 +94,17 @@ export function updateOutbox(sql: Sql, clock: Clock) {
   const byInvitation = indexedBy(sql, 'report_updates_by_invitation');
   const isHead = `NOT EXISTS (SELECT 1 FROM report_updates p ${byInvitation}
                                WHERE p.invitation_id = u.invitation_id AND p.status = 'pending' AND p.id < u.id)`;
-  // Claiming a head holds its whole report: the report's newer updates are not heads while it is pending.
-  const claimHeads = claimQuery(sql, {
-    table: 'report_updates',
-    lease: 'next_attempt_at',
-    from: `report_updates u ${due}`,
-    alias: 'u',
-    where: `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}`,
-    order: 'u.next_attempt_at, u.id',
-  });
-  /** The same, passing over the reports of platforms whose deliveries cannot go out yet ($4…). */
-  const claimHeadsExcept = (n: number) =>
+  // Claiming a head holds its whole report: the report's newer updates are not heads while it is
+  // pending. `skipping` platforms whose deliveries cannot go out yet ($4…) are passed over.
+  const claimHeads = (skipping: number) =>
     claimQuery(sql, {
       table: 'report_updates',
       lease: 'next_attempt_at',
       from: `report_updates u ${due}`,
       alias: 'u',
-      where: `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}
-              AND NOT EXISTS (SELECT 1 FROM invitations i WHERE i.id = u.invitation_id AND i.platform IN (${placeholders(n, 4)}))`,
+      where:
+        `u.status = 'pending' AND u.next_attempt_at <= $1 AND ${isHead}` +
+        (skipping === 0 ? '' : ` AND NOT EXISTS (SELECT 1 FROM invitations i WHERE i.id = u.invitation_id AND i.platform IN (${placeholders(skipping, 4)}))`),
       order: 'u.next_attempt_at, u.id',
     });
   const nextDue = `SELECT min(u.next_attempt_at) AS at FROM report_updates u ${due} WHERE u.status = 'pending' AND ${isHead}`;
@@ -180,8 +173,7 @@ export function updateOutbox(sql: Sql, clock: Clock) {
      */
     claimDueHeads(limit: number, leaseMs: number, skipPlatforms: readonly string[] = []): Promise<QueuedUpdate[]> {
       const params = [now(), isoAt(clock.now() + leaseMs), limit];
-      const text = skipPlatforms.length === 0 ? claimHeads : claimHeadsExcept(skipPlatforms.length);
-      return updates(text, [...params, ...skipPlatforms]).then((heads) => heads.sort((a, b) => a.id - b.id));
+      return updates(claimHeads(skipPlatforms.length), [...params, ...skipPlatforms]).then((heads) => heads.sort((a, b) => a.id - b.id));
     },
 
     /** The invitation a report's updates are about: its platform, and what that platform stored with it. */

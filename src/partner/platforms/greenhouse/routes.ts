@@ -13,6 +13,7 @@ import { refusedPatchTarget, type PatchTargetRules } from './allowlist.js';
 import type { CredentialSealer } from './credential.js';
 import { testStatus } from './status.js';
 import { ResponseErrorBody, SendTestBody, TestStatusQuery } from './wire.js';
+import { testOf } from '../../provider/find-test.js';
 
 /** Where the routes live: `{PUBLIC_URL}/greenhouse/…`, the four URLs a vendor gives Greenhouse. */
 export const GREENHOUSE_PATH = '/greenhouse';
@@ -71,9 +72,7 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
     const body = parseOr422(SendTestBody, req.body ?? {});
     const refused = refusedPatchTarget(body.url, rules);
     if (refused) throw unprocessable(`url ${refused}`, { url: [refused] });
-    const test = provider.findTest
-      ? await provider.findTest(account, body.partner_test_id)
-      : (await provider.listTests(account)).find((t) => String(t.id) === body.partner_test_id);
+    const test = await testOf(provider, account, body.partner_test_id);
     if (!test) throw unprocessable('Unknown test', { partner_test_id: ['is not a test of this account'] });
 
     // Greenhouse sends no idempotency key: every call is a new test instance, with an id of the kit's.

@@ -9,6 +9,7 @@ import { parseOr422 } from '../../../lib/http/validate.js';
 import type { InvitationLifecycle } from '../../invitations/lifecycle.js';
 import type { CreateOutcome, InvitationStore, NewInvitation } from '../../invitations/store.js';
 import type { Provider } from '../../provider/types.js';
+import { testOf } from '../../provider/find-test.js';
 
 export interface CallbackDeps {
   accounts: AccountStore;
@@ -86,10 +87,7 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
     if (account.companyId !== body.company_id) {
       throw forbidden('This token is not connected to this company');
     }
-    // Ids are listed as numbers or strings and come back as strings: compare as strings.
-    const test = provider.findTest
-      ? await provider.findTest(account, body.test_id)
-      : (await provider.listTests(account)).find((t) => String(t.id) === body.test_id);
+    const test = await testOf(provider, account, body.test_id);
     if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
 
     const outcome = await deps.createInvitation({

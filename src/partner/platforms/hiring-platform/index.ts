@@ -17,58 +17,61 @@ export interface HiringPlatformOptions {
  * The hiring platform of docs/platform-contract.md: the partner answers its callbacks
  * (validate_token, tests, send_candidate, cancel) and its signed webhooks, and PATCHes its reports
  * with the partner secret. The invitation e-mail waits for the platform's first acceptance of a
- * report update ("the platform first", reports/policy.ts).
+ * report update ("the platform first", updates/policy.ts).
  */
 export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformFactory {
   const WEBHOOKS = 'webhook processor';
-  return ({ config, publicUrl }) => ({
-    name: HIRING_PLATFORM,
-    label: 'Hiring platform',
-    emailAfterAcceptance: true,
-    home: {
-      endpoints: {
-        validate_token: `${publicUrl}${CALLBACKS_PATH}/validate_token`,
-        tests: `${publicUrl}${CALLBACKS_PATH}/tests`,
-        send_candidate: `${publicUrl}${CALLBACKS_PATH}/send_candidate`,
-        cancel: `${publicUrl}${cancelPath('{report_id}')}`,
-        webhooks: `${publicUrl}${WEBHOOK_PATH}/{company_id}`,
+  return ({ config, publicUrl }) => {
+    const reportsAt = { ...config.platform, publicUrl };
+    return {
+      name: HIRING_PLATFORM,
+      label: 'Hiring platform',
+      emailAfterAcceptance: true,
+      home: {
+        endpoints: {
+          validate_token: `${publicUrl}${CALLBACKS_PATH}/validate_token`,
+          tests: `${publicUrl}${CALLBACKS_PATH}/tests`,
+          send_candidate: `${publicUrl}${CALLBACKS_PATH}/send_candidate`,
+          cancel: `${publicUrl}${cancelPath('{report_id}')}`,
+          webhooks: `${publicUrl}${WEBHOOK_PATH}/{company_id}`,
+        },
+        settings: { integrations_url: config.platform.url, codename: config.platform.codename },
       },
-      settings: { integrations_url: config.platform.url, codename: config.platform.codename },
-    },
-    mount(router, context) {
-      const { core, provider } = context;
-      registerCallbacks(router, {
-        accounts: core.accounts,
-        invitations: core.invitations,
-        createInvitation: context.createInvitation,
-        lifecycle: core.lifecycle,
-        provider,
-        bodyLimitBytes: context.bodyLimitBytes,
-        onInvitationCreated: context.onInvitationCreated,
-      });
-      // Signed webhooks: raw body and signature before anything else; handled after the answer.
-      registerWebhookReceiver(router, {
-        sql: context.sql,
-        clock: context.clock,
-        logger: context.logger,
-        secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
-        bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
-        onStored: () => context.kick(WEBHOOKS),
-      });
-    },
-    deliveryRequest: (target, update) => reportUpdateRequest({ ...config.platform, publicUrl }, target, update),
-    deliveriesWaiting: () => (config.platform.secret ? undefined : NO_SECRET),
-    reportKnown,
-    workers(context) {
-      const processor = webhookProcessor({
-        sql: context.sql,
-        clock: context.clock,
-        logger: context.logger,
-        handlers: options.webhookHandlers,
-        leaseMs: config.jobLeaseMs,
-        cancelInvitation: (reportId) => context.core.lifecycle.cancel(reportId, 'platform'),
-      });
-      return [{ name: WEBHOOKS, runOnce: (stopping) => processor.runOnce(stopping) }];
-    },
-  });
+      mount(router, context) {
+        const { core, provider } = context;
+        registerCallbacks(router, {
+          accounts: core.accounts,
+          invitations: core.invitations,
+          createInvitation: context.createInvitation,
+          lifecycle: core.lifecycle,
+          provider,
+          bodyLimitBytes: context.bodyLimitBytes,
+          onInvitationCreated: context.onInvitationCreated,
+        });
+        // Signed webhooks: raw body and signature before anything else; handled after the answer.
+        registerWebhookReceiver(router, {
+          sql: context.sql,
+          clock: context.clock,
+          logger: context.logger,
+          secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
+          bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
+          onStored: () => context.kick(WEBHOOKS),
+        });
+      },
+      deliveryRequest: (target, update) => reportUpdateRequest(reportsAt, target, update),
+      deliveriesWaiting: () => (config.platform.secret ? undefined : NO_SECRET),
+      reportKnown,
+      workers(context) {
+        const processor = webhookProcessor({
+          sql: context.sql,
+          clock: context.clock,
+          logger: context.logger,
+          handlers: options.webhookHandlers,
+          leaseMs: config.jobLeaseMs,
+          cancelInvitation: (reportId) => context.core.lifecycle.cancel(reportId, 'platform'),
+        });
+        return [{ name: WEBHOOKS, runOnce: (stopping) => processor.runOnce(stopping) }];
+      },
+    };
+  };
 }
