@@ -1,4 +1,5 @@
 import type { Clock } from '../../src/lib/clock.js';
+import type { Sql } from '../../src/lib/sql.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -20,21 +21,25 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
   const dir = options.database ? undefined : mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
   const settings = options.database ?? (await freshDatabase(dir!));
   const config = loadConfig({ ...settings, PORT: '0', LOG_LEVEL: 'silent', ...env });
-  const running = await main(config, { pollIntervalMs: 100, ...(options.clock && { clock: options.clock }) });
-  // A second connection to the partner's database, where a test creates the customer accounts it needs.
+  // The partner's own connection, where a test creates the customer accounts it needs. (A second
+  // connection in this process would deadlock on SQLite: the partner's write waiting on the test's
+  // open transaction sleeps the thread for busy_timeout, and with it the test that would commit.)
+  let partnerSql: Sql | undefined;
+  const own = (sql: Sql) => (partnerSql = sql);
+  const running = await main(config, { pollIntervalMs: 100, sql: own, ...(options.clock && { clock: options.clock }) });
+  // A second connection, for reading what the partner stored after it stopped.
   const database = await openPartnerDatabase(config);
-  const { sql } = database;
-  const accounts = accountStore(sql, systemClock);
+  const accounts = accountStore(partnerSql!, systemClock);
   return {
     /** Where its data is: a restart passes it as `database`. */
     database: settings,
-    sql,
+    sql: database.sql,
     url: running.publicUrl,
     port: (running.server.address() as AddressInfo).port,
     server: running.server,
     /** A customer account with these tests: its token and the tests' ids. */
     async customer(name: string, tests: string[] = []) {
-      return sql.transaction(async (tx) => {
+      return partnerSql!.transaction(async (tx) => {
         const { account, token } = await accounts.create(name, tx);
         return { token, tests: await addDemoTests(tx, systemClock, account.id, tests) };
       });
