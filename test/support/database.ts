@@ -14,13 +14,13 @@ export const ON_POSTGRES = process.env.TEST_DATABASE === 'postgres';
 let created = 0;
 
 /**
- * The settings of a fresh, empty partner database for one test: a SQLite file in `dir`, or a new
- * database on the run's PostgreSQL server (DATABASE_URL).
+ * The settings of a fresh partner database for one test: a SQLite file in `dir`, or a new database
+ * on the run's PostgreSQL server (DATABASE_URL), already migrated (test/postgres-setup.ts).
  */
 export async function freshDatabase(dir: string): Promise<{ DATABASE_PATH: string; DATABASE_URL?: string }> {
   const file = path.join(dir, 'partner.db');
   if (!ON_POSTGRES) return { DATABASE_PATH: file };
-  return { DATABASE_PATH: file, DATABASE_URL: await createDatabaseOn(inject('postgresUrl'), `kit_${process.pid}_${++created}`) };
+  return { DATABASE_PATH: file, DATABASE_URL: await createDatabaseOn(inject('postgresUrl'), `kit_${process.pid}_${++created}`, inject('postgresTemplate')) };
 }
 
 /** `?` placeholders as `$1, $2…`: the tests' own queries, written once for both databases. */

@@ -148,13 +148,18 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A fresh, empty database named `name` on the server at `serverUrl`; its URL. */
-export async function createDatabaseOn(serverUrl: string, name: string): Promise<string> {
-  if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a database name: ${name}`);
+/**
+ * A fresh database named `name` on the server at `serverUrl`; its URL. Empty, or a copy of
+ * `template` (a database nobody is connected to), copied file by file: with the server's fsync off
+ * that takes some 30 ms, where building one (WAL_LOG, PostgreSQL 15's default) and migrating it took
+ * 300–500.
+ */
+export async function createDatabaseOn(serverUrl: string, name: string, template?: string): Promise<string> {
+  for (const each of [name, template ?? 'template1']) if (!/^[a-z][a-z0-9_]{0,62}$/.test(each)) throw new Error(`not a database name: ${each}`);
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY` : `CREATE DATABASE ${name}`);
   } finally {
     await client.end();
   }
