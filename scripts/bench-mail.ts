@@ -120,7 +120,7 @@ async function measure(smtpUrl: string, way: 'before' | 'after'): Promise<number
           },
           tx,
         );
-        await parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`, tx);
+        await parts.lifecycle.start({ reportId, platform: 'hiring-platform' }, `http://127.0.0.1:1/take?token=${i}`, tx);
       }
     });
     const t0 = performance.now();

@@ -7,6 +7,7 @@ import type { Sql } from '../lib/sql.js';
 import { migrateProvider } from './db/open.js';
 import type { Logger } from '../lib/http/logger.js';
 import type { Pause } from '../lib/perf/requests-first.js';
+import type { Queued } from './jobs/wakeups.js';
 import { invitationLinks } from './invitations/links.js';
 import { invitationStarter } from './invitations/starter.js';
 import { productCanceller } from './invitations/product-canceller.js';
@@ -37,8 +38,8 @@ export interface AssembleDeps {
   deliveryTimeouts?: DeliveryTimeouts;
   random?: () => number;
   onInvitationCreated?: () => void;
-  /** Called after something was queued for the mail sender or the delivery worker. */
-  wake?: () => void;
+  /** Called after something was queued for the product canceller, the mail sender or the delivery worker: those named, or any. */
+  wake?: (loops?: Queued) => void;
   /** Called when a platform queued work for one of its own workers (by its name: `webhook processor`). */
   kick?: (worker: string) => void;
   /** Between two items of the starter's and the mail sender's work (default: one event-loop turn). */
@@ -124,7 +125,6 @@ export async function assemble(config: Config, deps: AssembleDeps) {
   const sender = mailSender({
     sql,
     outbox: mail,
-    invitations,
     mailer: deps.mailer,
     clock,
     logger,
@@ -146,7 +146,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     random: deps.random,
     leaseMs: config.jobLeaseMs,
     recordAnswer: lifecycle.platformAnswered,
-    onRecorded: lifecycle.wake,
+    onRecorded: lifecycle.answerRecorded,
   });
   const app = createApp({
     config,

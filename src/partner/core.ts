@@ -8,6 +8,7 @@ import { invitationStore, type InvitationStore } from './invitations/store.js';
 import { mailOutbox, type MailOutbox } from './mail/outbox.js';
 import { vendorReports, type VendorReports } from './results/api.js';
 import { updateOutbox, type UpdateOutbox } from './updates/outbox.js';
+import type { Queued } from './jobs/wakeups.js';
 import { platformNoticeStore, type PlatformNoticeStore } from './platforms/notices.js';
 
 /** The stores and the lifecycle, built once (`partnerCore`, below) and shared by the app and the workers. */
@@ -36,7 +37,7 @@ export function partnerCore(
     links?: Pick<InvitationLinks, 'resultsUrl'>;
     /** By platform name, whether the invitation e-mail waits for its first acceptance (`Platform.emailAfterAcceptance`). */
     emailAfterAcceptance?: (platform: string) => boolean;
-    wake?: () => void;
+    wake?: (loops?: Queued) => void;
     /** Whether the provider has a cancel hook: cancels then queue the call to it (lifecycle.ts). */
     hasCancelHook?: () => boolean;
   },

@@ -17,7 +17,7 @@ import type { VendorReports } from './results/api.js';
 import { deliveryAgent, type DeliveryTimeouts } from './updates/worker.js';
 import type { WebhookHandler } from './platforms/hiring-platform/webhooks/handlers/index.js';
 import { kitPlatforms, type PlatformFactory } from './platforms/index.js';
-import { wakeups } from './jobs/wakeups.js';
+import { wakeups, type Queued } from './jobs/wakeups.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
 import { EX_CONFIG, exitOnStartupError, listenFailure } from '../lib/cli.js';
@@ -114,7 +114,8 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
   const intervalMs = overrides.pollIntervalMs ?? 1000;
   // The parts queue work and kick the loop that does it, by name; the loops answer once started.
   const loops = wakeups();
-  const wakeAll = () => ['product canceller', 'mail sender', 'report delivery'].forEach(loops.kick);
+  // The loops a change left work for, or every loop that works on what the lifecycle queues.
+  const wake = (names: Queued = ['product canceller', 'mail sender', 'report delivery']) => names.forEach(loops.kick);
   const assembled = async () => {
     const parts = await assemble(config, {
       sql,
@@ -129,7 +130,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       platforms: options.platforms ?? kitPlatforms({ webhookHandlers: options.webhookHandlers }),
       routes: options.routes,
       onInvitationCreated: () => loops.kick('invitation starter'),
-      wake: wakeAll,
+      wake,
       kick: loops.kick,
       // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
       pause: requestsFirst(server),

@@ -67,7 +67,7 @@ async function seedPendingMail(settings: { DATABASE_PATH: string; DATABASE_URL?:
           },
           tx,
         );
-        await parts.lifecycle.start({ reportId }, `http://127.0.0.1:1/take?token=${i}`, tx);
+        await parts.lifecycle.start({ reportId, platform: 'hiring-platform' }, `http://127.0.0.1:1/take?token=${i}`, tx);
         // What the delivery worker records when the platform accepts the report's first update:
         // the invitation e-mail is queued then (the platform first, updates/policy.ts).
         await parts.lifecycle.platformAnswered(tx, reportId, { accepted: true });

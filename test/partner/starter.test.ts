@@ -35,6 +35,7 @@ describe('invitation starter', () => {
   });
   afterEach(() => h.close());
 
+  const links = { resultsUrl: (id: string) => `http://partner.test/results/${id}` };
   const starter = (overrides: Partial<Parameters<typeof invitationStarter>[0]> = {}) => {
     const lifecycle = invitationLifecycle({
       sql: h.sql,
@@ -42,6 +43,7 @@ describe('invitation starter', () => {
       kind: 'assessment',
       updates: updateOutbox(h.sql, h.clock),
       mail: mailOutbox(h.sql, h.clock),
+      links,
     });
     return invitationStarter({
       sql: h.sql,
@@ -64,22 +66,36 @@ describe('invitation starter', () => {
     return body.report_id;
   }
 
-  it('when several invitations are due, then their starts are recorded in one transaction, and one that fails to record does not undo the others', async () => {
+  /** The database as the starter sees it, counting the transactions it opens. */
+  const countingTransactions = () => {
+    const counted = { transactions: 0 };
+    const sql = {
+      ...h.sql,
+      transaction: <T>(fn: Parameters<typeof h.sql.transaction<T>>[0]) => {
+        counted.transactions += 1;
+        return h.sql.transaction(fn);
+      },
+    };
+    return { sql, counted };
+  };
+
+  it('when several invitations are due, then their starts are recorded in one transaction', async () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
-    const links = { resultsUrl: (id: string) => `http://partner.test/results/${id}`, cancelUrl: (id: string) => `http://partner.test/cancel/${id}` };
+    const { sql, counted } = countingTransactions();
+
+    expect(await starter({ sql }).runOnce()).toBe(3);
+
+    expect(counted.transactions).toBe(1);
+    for (const id of ids) expect((await row(id)).started_at).not.toBeNull();
+    expect((await h.rows('SELECT report_id FROM report_updates ORDER BY id')).map((u) => u.report_id)).toEqual(ids);
+  });
+
+  it('when one start of a batch fails to record, then it does not undo the others', async () => {
+    const ids = [await sendOne(), await sendOne(), await sendOne()];
     const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', updates: updateOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
-    let transactions = 0;
     const { logger, entries } = capturedLogger();
     const s = starter({
       logger,
-      // The database as the starter sees it, counting the transactions it opens.
-      sql: {
-        ...h.sql,
-        transaction: (fn) => {
-          transactions += 1;
-          return h.sql.transaction(fn);
-        },
-      },
       markStarted: async (invitation, url, tx) => {
         if (invitation.reportId === ids[1]) throw new Error('report update refused');
         return lifecycle.start(invitation, url, tx);
@@ -88,7 +104,6 @@ describe('invitation starter', () => {
 
     expect(await s.runOnce()).toBe(3);
 
-    expect(transactions).toBe(1);
     expect((await row(ids[0]!)).started_at).not.toBeNull();
     expect((await row(ids[2]!)).started_at).not.toBeNull();
     expect(await row(ids[1]!)).toMatchObject({ started_at: null, start_attempts: 1, start_error: 'report update refused' });

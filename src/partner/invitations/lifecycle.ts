@@ -8,6 +8,7 @@ import type { UpdateOutbox } from '../updates/outbox.js';
 import type { InvitationLinks } from './links.js';
 import type { Invitation } from './store.js';
 import type { ProgressStage } from './progress.js';
+import type { Queued } from '../jobs/wakeups.js';
 import { InvitationUpdate } from './update.js';
 
 export type CancelOutcome = 'canceled' | 'already_canceled' | 'completed' | 'failed' | 'unknown';
@@ -84,8 +85,11 @@ export function invitationLifecycle(deps: {
    * invitation e-mail goes (`Platform.emailAfterAcceptance`); all do when not given.
    */
   emailAfterAcceptance?: (platform: string) => boolean;
-  /** Told after a commit that queued something, so the workers need not wait for their next poll. */
-  wake?: () => void;
+  /**
+   * Told after a commit that queued something, with the loops that have work (jobs/wakeups.ts), so
+   * they need not wait for their next poll; undefined: any of them may.
+   */
+  wake?: (loops?: Queued) => void;
   /**
    * Whether the provider has a cancel hook (`Provider.cancelInvitation`): then a cancel of an
    * invitation the product started queues the call to it, in the cancel's transaction. Asked at
@@ -94,7 +98,9 @@ export function invitationLifecycle(deps: {
   hasCancelHook?: () => boolean;
 }) {
   const { sql, clock, kind, updates, mail, links } = deps;
-  const wake = () => deps.wake?.();
+  const wake = (loops?: Queued) => {
+    if (loops?.length !== 0) deps.wake?.(loops);
+  };
   /**
    * [kit decision] What a cancel owes the product, as `product_cancel`: nothing when the product
    * made the cancel itself ('by_product'); else the call, when the provider has a hook ('pending',
@@ -108,37 +114,46 @@ export function invitationLifecycle(deps: {
   // fails here, with the change, rather than as a dead letter later.
   const queue = (tx: Sql, reportId: string, body: InvitationUpdate) => updates.enqueue(tx, reportId, InvitationUpdate.parse(body));
 
-  /** `tx`: a transaction to start in (the starter records a batch of starts in one); else its own. */
-  const start = (reportId: string, candidateUrl: string, tx?: Sql): Promise<boolean> => {
-    const inside = async (t: Sql) => {
-      const now = isoAt(clock.now());
-      const started = await t.get<{ platform: string }>(
-        `UPDATE invitations SET started_at = $1, candidate_url = $2, start_error = NULL, updated_at = $1
-          WHERE report_id = $3 AND started_at IS NULL AND status = 'sent' RETURNING platform`,
-        [now, candidateUrl, reportId],
-      );
+  /**
+   * `tx`: a transaction to start in (the starter records a batch of starts in one). Without one, a
+   * start that is one statement (on PostgreSQL, where the platform waits for its first update) runs
+   * as that statement; any other opens its own transaction. Resolves with the loops it left work
+   * for, which the caller wakes once it has committed.
+   */
+  const start = async (invitation: Pick<Invitation, 'reportId' | 'platform'>, candidateUrl: string, tx?: Sql): Promise<Queued> => {
+    const { reportId } = invitation;
+    const now = isoAt(clock.now());
+    // Checked before anything is written, so a start it refuses leaves nothing to undo.
+    const update = links && InvitationUpdate.parse({ started: true, urls: { show: links.resultsUrl(reportId) } });
+    // The e-mail waits for the platform to accept the first update (`accepted`), on a platform that
+    // must; another already knows the report from the answer to its send: accepted now, e-mailed now.
+    const mailNow = update !== undefined && !(deps.emailAfterAcceptance?.(invitation.platform) ?? true);
+    const change = {
+      text: `UPDATE invitations SET started_at = $1, candidate_url = $2, start_error = NULL, updated_at = $1${mailNow ? ', platform_accepted_at = coalesce(platform_accepted_at, $1)' : ''}
+              WHERE report_id = $3 AND started_at IS NULL AND status = 'sent' RETURNING id, report_id`,
+      params: [now, candidateUrl, reportId],
+    };
+    const inside = async (t: Sql): Promise<Queued> => {
+      // Marked started and its first update queued, in one step (updates/outbox.ts).
+      const started = update ? await updates.enqueueWith(t, change, update) : await t.get(change.text, change.params);
       if (!started) {
         // Canceled while the product was starting it: the product has a test the kit never
         // recorded, so it is told of the cancel now (unless the cancel was its own). Still not started here.
-        if (!deps.hasCancelHook?.()) return false;
-        // The starter wakes the workers once its batch commits.
-        await t.run(
+        if (!deps.hasCancelHook?.()) return [];
+        const owed = await t.run(
           `UPDATE invitations SET product_cancel = 'pending', product_cancel_next_at = $1, updated_at = $1
             WHERE report_id = $2 AND status = 'canceled' AND started_at IS NULL AND product_cancel IS NULL`,
           [now, reportId],
         );
-        return false;
+        return owed.changes === 1 ? ['product canceller'] : [];
       }
-      if (!links) return true;
-      await queue(t, reportId, { started: true, urls: { show: links.resultsUrl(reportId) } });
-      // The e-mail waits for the platform to accept this update (`accepted`), on a platform that
-      // must; another already knows the report from the answer to its send.
-      if (deps.emailAfterAcceptance?.(started.platform) ?? true) return true;
-      await t.run('UPDATE invitations SET platform_accepted_at = $1 WHERE report_id = $2 AND platform_accepted_at IS NULL', [now, reportId]);
+      if (!update) return [];
+      if (!mailNow) return ['report delivery'];
       await mail.enqueue(t, reportId, 'invitation');
-      return true;
+      return ['report delivery', 'mail sender'];
     };
-    return tx ? inside(tx) : sql.transaction(inside);
+    if (tx) return inside(tx);
+    return sql.dialect === 'postgres' && !mailNow ? inside(sql) : sql.transaction(inside);
   };
 
   const finish = (reportId: string, result: ProviderResult, extra: ResultExtras = {}): Promise<ReportOutcome> =>
@@ -235,18 +250,20 @@ export function invitationLifecycle(deps: {
    * The first time, it is the proof the platform knows the report: the invitation e-mail is queued,
    * unless the invitation is no longer `sent`. True when it queued the e-mail.
    */
-  const accepted = async (tx: Sql, reportId: string): Promise<boolean> => {
-    const now = isoAt(clock.now());
-    // The UPDATE reads the row as committed last (and waits for a cancel in flight): the e-mail is
-    // queued once, whichever instance records the acceptance, and never after a cancel.
-    const first = await tx.get<{ status: ReportStatus; started_at: string | null }>(
-      `UPDATE invitations SET platform_accepted_at = $1 WHERE report_id = $2 AND platform_accepted_at IS NULL RETURNING status, started_at`,
-      [now, reportId],
+  const accepted = (tx: Sql, reportId: string): Promise<boolean> =>
+    // Marked accepted and the e-mail queued, in one step (mail/outbox.ts). The UPDATE reads the row
+    // as committed last (and waits for a cancel in flight): the e-mail is queued once, whichever
+    // instance records the acceptance, and never after a cancel.
+    mail.enqueueWith(
+      tx,
+      {
+        text: `UPDATE invitations SET platform_accepted_at = $1 WHERE report_id = $2 AND platform_accepted_at IS NULL
+                RETURNING id, report_id, status, started_at`,
+        params: [isoAt(clock.now()), reportId],
+      },
+      'invitation',
+      `status = 'sent' AND started_at IS NOT NULL`,
     );
-    if (!first || first.status !== 'sent' || first.started_at === null) return false;
-    await mail.enqueue(tx, reportId, 'invitation');
-    return true;
-  };
 
   /**
    * The platform answered 404 to an update of the report, in `tx`, the delivery's own transaction.
@@ -277,12 +294,13 @@ export function invitationLifecycle(deps: {
 
   return {
     /**
-     * The provider started the test: the e-mail and the report's links are queued. False when
-     * already started or no longer `sent`. `tx`: a transaction to record it in (the caller wakes
-     * the workers once it commits).
+     * The provider started the test: marked started, with the report's first update queued (and the
+     * e-mail, on a platform that does not wait for the update). Resolves with the loops it left work
+     * for: none when already started or no longer `sent` (the product canceller when it was canceled
+     * meanwhile and the product is owed the call). `tx`: a transaction to record it in. The
+     * caller wakes those loops once it has committed (the starter does).
      */
-    start: (invitation: Pick<Invitation, 'reportId'>, candidateUrl: string, tx?: Sql): Promise<boolean> =>
-      tx ? start(invitation.reportId, candidateUrl, tx) : after(start)(invitation.reportId, candidateUrl),
+    start,
     /** The candidate submitted what a check needs (consent); the result comes later. */
     submitted: async (reportId: string): Promise<boolean> => {
       const now = isoAt(clock.now());
@@ -321,7 +339,15 @@ export function invitationLifecycle(deps: {
      */
     platformAnswered: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }): Promise<boolean> =>
       answer.accepted ? accepted(tx, reportId) : unknown(tx, reportId, answer.reason),
-    /** Tells the workers something was queued (after a transaction of the caller's own committed). */
+    /**
+     * Wakes the loop that what `platformAnswered` recorded left work for, once the delivery's
+     * transaction committed: the mail sender after an acceptance, the product canceller after a cancel.
+     */
+    answerRecorded: (answer: { accepted: boolean }): void => wake([answer.accepted ? 'mail sender' : 'product canceller']),
+    /**
+     * Tells the workers something was queued (after a transaction of the caller's own committed):
+     * `loops`, or any that may have work when not given.
+     */
     wake,
   };
 }

@@ -56,7 +56,8 @@ export interface Invitation extends NewInvitation {
   updatedAt: string;
 }
 
-interface Row {
+/** A row of `invitations`, as the database returns it. */
+export interface InvitationRow {
   report_id: string;
   account_id: number;
   company_id: number;
@@ -145,7 +146,7 @@ export function invitationStore(sql: Sql, clock: Clock) {
         ],
       );
       if (result.changes === 1) return 'created';
-      const prior = await tx.get<Pick<Row, 'account_id' | 'candidate_id' | 'test_id' | 'platform'>>(
+      const prior = await tx.get<Pick<InvitationRow, 'account_id' | 'candidate_id' | 'test_id' | 'platform'>>(
         'SELECT account_id, candidate_id, test_id, platform FROM invitations WHERE report_id = $1',
         [input.reportId],
       );
@@ -160,13 +161,13 @@ export function invitationStore(sql: Sql, clock: Clock) {
 
     /** The account's invitation for a report; undefined for unknown ids and other accounts' reports alike. */
     async find(accountId: number, reportId: string): Promise<Invitation | undefined> {
-      const row = await sql.get<Row>('SELECT * FROM invitations WHERE report_id = $1 AND account_id = $2', [reportId, accountId]);
+      const row = await sql.get<InvitationRow>('SELECT * FROM invitations WHERE report_id = $1 AND account_id = $2', [reportId, accountId]);
       return row && toInvitation(row);
     },
 
     /** Any account's invitation: for links, which name the report and nothing else. */
     async get(reportId: string): Promise<Invitation | undefined> {
-      const row = await sql.get<Row>('SELECT * FROM invitations WHERE report_id = $1', [reportId]);
+      const row = await sql.get<InvitationRow>('SELECT * FROM invitations WHERE report_id = $1', [reportId]);
       return row && toInvitation(row);
     },
 
@@ -175,8 +176,8 @@ export function invitationStore(sql: Sql, clock: Clock) {
       const limit = options.limit ?? 100;
       const rows =
         options.status === undefined
-          ? await sql.all<Row>('SELECT * FROM invitations ORDER BY created_at DESC, report_id LIMIT $1', [limit])
-          : await sql.all<Row>('SELECT * FROM invitations WHERE status = $1 ORDER BY created_at DESC, report_id LIMIT $2', [options.status, limit]);
+          ? await sql.all<InvitationRow>('SELECT * FROM invitations ORDER BY created_at DESC, report_id LIMIT $1', [limit])
+          : await sql.all<InvitationRow>('SELECT * FROM invitations WHERE status = $1 ORDER BY created_at DESC, report_id LIMIT $2', [options.status, limit]);
       return rows.map(toInvitation);
     },
 
@@ -203,7 +204,7 @@ export function invitationStore(sql: Sql, clock: Clock) {
      * holding them leaves them to be taken over when the lease runs out.
      */
     async claimDueStarts(limit: number, leaseMs: number): Promise<Invitation[]> {
-      const rows = await sql.all<Row>(dueStarts, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
+      const rows = await sql.all<InvitationRow>(dueStarts, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
       return rows.map(toInvitation).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.reportId.localeCompare(b.reportId));
     },
 
@@ -221,7 +222,7 @@ export function invitationStore(sql: Sql, clock: Clock) {
      * `leaseMs`, as `claimDueStarts` claims starts.
      */
     async claimDueProductCancels(limit: number, leaseMs: number): Promise<Invitation[]> {
-      const rows = await sql.all<Row>(dueProductCancels, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
+      const rows = await sql.all<InvitationRow>(dueProductCancels, [isoAt(clock.now()), isoAt(clock.now() + leaseMs), limit]);
       return rows.map(toInvitation).sort((a, b) => (a.productCancelNextAt ?? '').localeCompare(b.productCancelNextAt ?? '') || a.reportId.localeCompare(b.reportId));
     },
 
@@ -267,7 +268,8 @@ export function invitationStore(sql: Sql, clock: Clock) {
   };
 }
 
-function toInvitation(r: Row): Invitation {
+/** An invitation from its row. */
+export function toInvitation(r: InvitationRow): Invitation {
   return {
     reportId: r.report_id,
     accountId: r.account_id,

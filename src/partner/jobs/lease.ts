@@ -16,16 +16,20 @@ export const DEFAULT_JOB_LEASE_MS = 120_000;
  * them: an instance that dies holding them leaves them to another once the lease runs out. On
  * SQLite one process works on the database and each run records what it did before it looks for
  * more: the due rows are read as they are, and what a crash left half done is due again the moment
- * the process restarts.
+ * the process restarts. With `select`, the statement returns that query over the rows it claimed
+ * (`claimed`), joined to what the work needs: the claim and the read in one round trip.
  */
 export function claimQuery(
   sql: Pick<Sql, 'dialect'>,
-  claim: { table: string; lease: string; from: string; alias: string; where: string; order: string },
+  claim: { table: string; lease: string; from: string; alias: string; where: string; order: string; select?: string },
 ): string {
   const rows = `FROM ${claim.from} WHERE ${claim.where} ORDER BY ${claim.order} LIMIT $3`;
-  return sql.dialect === 'postgres'
-    ? `UPDATE ${claim.table} SET ${claim.lease} = $2 WHERE id IN (SELECT ${claim.alias}.id ${rows} FOR UPDATE SKIP LOCKED) RETURNING *`
-    : `SELECT ${claim.alias}.* ${rows}`;
+  const taken =
+    sql.dialect === 'postgres'
+      ? `UPDATE ${claim.table} SET ${claim.lease} = $2 WHERE id IN (SELECT ${claim.alias}.id ${rows} FOR UPDATE SKIP LOCKED) RETURNING *`
+      : `SELECT ${claim.alias}.* ${rows}`;
+  // `select`: what the worker reads with the rows it claims (from `claimed`), in the same statement.
+  return claim.select ? `WITH claimed AS (${taken}) ${claim.select}` : taken;
 }
 
 /**

@@ -3,6 +3,7 @@ import { isoAt } from '../../lib/clock.js';
 import { placeholders, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from '../updates/policy.js';
 import { claimQuery } from '../jobs/lease.js';
+import { toInvitation, type Invitation, type InvitationRow } from '../invitations/store.js';
 
 export type MailKind = 'invitation';
 export type MailStatus = 'pending' | 'sent' | 'skipped' | 'dead';
@@ -24,6 +25,24 @@ export interface QueuedMail {
   sentAt: string | null;
   createdAt: string;
 }
+
+/** A claimed e-mail with what rendering it needs, read in the claim. */
+export interface MailToSend {
+  mail: QueuedMail;
+  /** Its invitation when claimed; undefined once erased. */
+  invitation?: Invitation;
+  /** The name of the invitation's account. */
+  accountName?: string;
+}
+
+/** The columns of `mail_outbox` that make a `QueuedMail`. */
+const MAIL_COLUMNS = [
+  'id', 'report_id', 'kind', 'status', 'attempts', 'next_attempt_at', 'give_up_at', 'last_error',
+  'recipient', 'subject', 'message_id', 'message', 'sent_at', 'created_at',
+] as const;
+
+/** A claimed e-mail's row: its columns as mail_…, its invitation's (all null once erased) and the account's name. */
+type ClaimedRow = { [C in (typeof MAIL_COLUMNS)[number] as `mail_${C}`]: Row[C] } & InvitationRow & { account_name: string | null };
 
 interface Row {
   id: number;
@@ -51,6 +70,9 @@ export type MailOutbox = ReturnType<typeof mailOutbox>;
  * Retries follow the report updates' schedule (updates/policy.ts).
  */
 export function mailOutbox(sql: Sql, clock: Clock) {
+  // The e-mails claimed, each with its invitation and the account's name, which rendering it
+  // needs: the claim and the read in one statement. The e-mail's columns are named mail_… beside
+  // the invitation's.
   const claimDue = claimQuery(sql, {
     table: 'mail_outbox',
     lease: 'next_attempt_at',
@@ -58,6 +80,9 @@ export function mailOutbox(sql: Sql, clock: Clock) {
     alias: 'm',
     where: `m.status = 'pending' AND m.next_attempt_at <= $1`,
     order: 'm.next_attempt_at, m.id',
+    select: `SELECT ${MAIL_COLUMNS.map((c) => `c.${c} AS mail_${c}`).join(', ')}, a.name AS account_name, i.*
+               FROM claimed c LEFT JOIN invitations i ON i.id = c.invitation_id LEFT JOIN accounts a ON a.id = i.account_id
+              ORDER BY c.id`,
   });
   const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $1)';
   const now = () => isoAt(clock.now());
@@ -76,12 +101,46 @@ export function mailOutbox(sql: Sql, clock: Clock) {
       return row.id;
     },
     /**
-     * Claims the e-mails that are due, oldest first, for `leaseMs` (jobs/lease.ts): no other run,
-     * on any instance, sends them until then. Recording what became of one settles it.
+     * A change of an invitation and the e-mail it calls for, as one step, as the update outbox's
+     * `enqueueWith` (read it there): `change` ends `RETURNING id, report_id` and the columns `when`
+     * reads, and the e-mail is queued only for a changed row that meets `when` (a condition on the
+     * invitation's columns). One statement on PostgreSQL; on SQLite two, in the transaction `tx`.
+     * Resolves with whether it queued the e-mail.
      */
-    async claimDue(limit: number, leaseMs: number): Promise<QueuedMail[]> {
-      const claimed = await mails(claimDue, [now(), isoAt(clock.now() + leaseMs), limit]);
-      return claimed.sort((a, b) => a.id - b.id);
+    async enqueueWith(tx: Sql, change: { text: string; params: unknown[] }, kind: MailKind, when: string): Promise<boolean> {
+      const at = clock.now();
+      const queued = [kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)];
+      const [k, t, g] = [1, 2, 3].map((i) => `$${change.params.length + i}`);
+      const insert = `INSERT INTO mail_outbox (invitation_id, report_id, kind, next_attempt_at, give_up_at, created_at, updated_at)`;
+      if (tx.dialect === 'sqlite') {
+        const changed = await tx.get<{ report_id: string }>(change.text, change.params);
+        if (!changed) return false;
+        // The changed row is the invitation as the change left it: `when` reads it there.
+        const row = await tx.get(`${insert} SELECT id, report_id, $2, $3, $4, $3, $3 FROM invitations WHERE report_id = $1 AND (${when}) RETURNING id`, [
+          changed.report_id,
+          ...queued,
+        ]);
+        return row !== undefined;
+      }
+      const row = await tx.get<{ queued: number }>(
+        `WITH changed AS (${change.text}),
+              queued AS (${insert} SELECT id, report_id, ${k}, ${t}, ${g}, ${t}, ${t} FROM changed WHERE ${when} RETURNING id)
+         SELECT count(*) AS queued FROM queued`,
+        [...change.params, ...queued],
+      );
+      return Number(row?.queued ?? 0) > 0;
+    },
+    /**
+     * Claims the e-mails that are due, oldest first, for `leaseMs` (jobs/lease.ts): no other run,
+     * on any instance, sends them until then. Recording what became of one settles it. Each comes
+     * with its invitation as it is now (none once erased) and the name of the invitation's account.
+     */
+    async claimDue(limit: number, leaseMs: number): Promise<MailToSend[]> {
+      const rows = await sql.all<ClaimedRow>(claimDue, [now(), isoAt(clock.now() + leaseMs), limit]);
+      return rows.map((r) => {
+        const mail = toMail(Object.fromEntries(MAIL_COLUMNS.map((c) => [c, r[`mail_${c}`]])) as unknown as Row);
+        return r.report_id === null ? { mail } : { mail, invitation: toInvitation(r), accountName: r.account_name ?? undefined };
+      });
     },
     /** Claims given back unsent (a shutdown): due again at once, for any instance. */
     async release(ids: readonly number[]): Promise<void> {

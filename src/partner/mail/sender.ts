@@ -8,10 +8,10 @@ import { backoffMs } from '../jobs/backoff.js';
 import { heldBatch } from '../jobs/loop.js';
 import { claimsInHand } from '../jobs/lease.js';
 import { KIND_WORDING } from '../invitations/kinds.js';
-import type { Invitation, InvitationStore } from '../invitations/store.js';
+import type { Invitation } from '../invitations/store.js';
 import { PARTNER_VIEWS_DIR, views } from '../pages/views.js';
 import { DELIVERY_RETRY } from '../updates/policy.js';
-import type { MailOutbox, QueuedMail } from './outbox.js';
+import type { MailOutbox, MailToSend, QueuedMail } from './outbox.js';
 import { oneLine, type MailMessage, type Mailer } from './transport.js';
 
 const BATCH = 20;
@@ -22,8 +22,9 @@ const textViews = new Eta({ views: PARTNER_VIEWS_DIR, cache: true, autoEscape: f
 export type MailSender = ReturnType<typeof mailSender>;
 
 /**
- * Sends what the mail outbox holds. The message is rendered at send time from the invitation as
- * it is then: a canceled invitation's e-mail is skipped, and a resend carries the newest link.
+ * Sends what the mail outbox holds. The message is rendered from the invitation as the claim read
+ * it, in the statement that claimed the e-mail (mail/outbox.ts): an invitation canceled by then has
+ * its e-mail skipped, and a resend carries the newest link.
  * E-mails go out `concurrency` at a time (one per pooled SMTP connection), each lane pausing
  * between two. Sending is at least once: a crash after the SMTP server took the message and
  * before the row was marked sends it again on restart (better twice than never for an invitation).
@@ -33,7 +34,6 @@ export type MailSender = ReturnType<typeof mailSender>;
 export function mailSender(deps: {
   sql: Sql;
   outbox: MailOutbox;
-  invitations: InvitationStore;
   mailer: Mailer;
   clock: Clock;
   logger: Logger;
@@ -50,12 +50,11 @@ export function mailSender(deps: {
   /** How long a claimed e-mail is this instance's to send (jobs/lease.ts). */
   leaseMs: number;
 }) {
-  const { outbox, invitations, mailer, clock, logger, kind } = deps;
+  const { outbox, mailer, clock, logger, kind } = deps;
   const random = deps.random ?? Math.random;
   const pause = deps.pause ?? nextTurn;
   const concurrency = Math.max(1, deps.concurrency ?? 1);
   const { sql } = deps;
-  const accountName = async (id: number) => (await sql.get<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [id]))?.name;
 
   /**
    * The e-mail's words are templates, one folder per kind of partner:
@@ -63,14 +62,14 @@ export function mailSender(deps: {
    * invitation, a background check's consent request, a reference check's request). A fork edits
    * them to change what its candidates read, subject included.
    */
-  async function render(mail: QueuedMail, invitation: Invitation): Promise<MailMessage> {
+  function render(mail: QueuedMail, invitation: Invitation, accountName: string | undefined): MailMessage {
     const data = {
       invitation,
       greeting: deps.greeting?.(invitation) ?? invitation.firstName,
       wording: KIND_WORDING[kind],
       kind,
       vendor: deps.partnerName,
-      company: (await accountName(invitation.accountId)) ?? 'The recruiter',
+      company: accountName ?? 'The recruiter',
       link: invitation.candidateUrl,
     };
     const template = `./mail/${kind}/${mail.kind}`;
@@ -87,15 +86,14 @@ export function mailSender(deps: {
   const inHand = claimsInHand<number>((ids) => outbox.release(ids));
 
   type Outcome = 'sent' | 'skipped' | 'retry' | 'dead';
-  /** What became of one e-mail: `write` records it, with the rest of its batch, in one transaction. */
+  /** What became of one e-mail: `write` records it in one statement, with the rest of its batch in one transaction. */
   interface Done {
     mail: QueuedMail;
     write: (tx: Sql) => Promise<Outcome>;
     error?: string;
   }
 
-  async function sendOne(mail: QueuedMail): Promise<Done> {
-    const invitation = await invitations.get(mail.reportId);
+  async function sendOne({ mail, invitation, accountName }: MailToSend): Promise<Done> {
     if (!invitation || invitation.status !== 'sent') {
       const reason = `the invitation is ${invitation?.status ?? 'gone'}`;
       return { mail, write: async (tx) => (await outbox.markSkipped(tx, mail.id, reason), 'skipped') };
@@ -104,7 +102,7 @@ export function mailSender(deps: {
       return { mail, write: async (tx) => (await outbox.markSkipped(tx, mail.id, 'the invitation has no candidate link'), 'skipped') };
     }
     try {
-      const message = await render(mail, invitation);
+      const message = render(mail, invitation, accountName);
       const sent = await mailer.send(message);
       const info = { recipient: invitation.email, subject: message.subject, messageId: sent.messageId, message: sent.message };
       return { mail, write: async (tx) => (await outbox.markSent(tx, mail.id, info), 'sent') };
@@ -125,11 +123,15 @@ export function mailSender(deps: {
       const counts = { sent: 0, skipped: 0, retry: 0, dead: 0 };
       const sent = heldBatch(
         async (done: Done[]) => {
-          const outcomes = await sql.transaction(async (tx) => {
-            const out: Outcome[] = [];
-            for (const d of done) out.push(await d.write(tx));
-            return out;
-          });
+          // Each record is one statement: a batch of one needs no transaction around it.
+          const outcomes =
+            done.length === 1
+              ? [await done[0]!.write(sql)]
+              : await sql.transaction(async (tx) => {
+                  const out: Outcome[] = [];
+                  for (const d of done) out.push(await d.write(tx));
+                  return out;
+                });
           for (const d of done) inHand.settled(d.mail.id);
           const reportIds: string[] = [];
           outcomes.forEach((outcome, i) => {
@@ -145,12 +147,12 @@ export function mailSender(deps: {
       );
       for (;;) {
         const due = await outbox.claimDue(BATCH, deps.leaseMs);
-        inHand.claimed(due.map((mail) => mail.id));
+        inHand.claimed(due.map(({ mail }) => mail.id));
         let next = 0;
         const lane = async () => {
           while (next < due.length && !stopping?.aborted) {
-            const mail = due[next++]!;
-            await sent.add(() => sendOne(mail));
+            const each = due[next++]!;
+            await sent.add(() => sendOne(each));
             await pause();
           }
         };

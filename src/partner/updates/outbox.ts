@@ -123,47 +123,85 @@ export function updateOutbox(sql: Sql, clock: Clock) {
   const updates = async (text: string, params: unknown[]) => (await sql.all<UpdateRow>(text, params)).map(toUpdate);
 
   /**
-   * The attempt and what became of its updates, in one transaction; `also`: what the answer means
-   * for the invitation (the worker's `recordAnswer`), in the same one. Resolves with what `also` did.
+   * The attempt and what became of its updates (`settle`: the SET of their UPDATE, its parameters
+   * numbered from $12, after the attempt's eleven) in one step: one statement on PostgreSQL (the
+   * attempt in a CTE), two on SQLite, whose CTEs cannot write. `also`: what the answer means for the
+   * invitation (the worker's `recordAnswer`), in the same transaction; without it, on PostgreSQL,
+   * there is no transaction, the one statement being atomic already. Resolves with what `also` did.
    */
   const record = <T>(
     attempt: Omit<DeliveryAttempt, 'id'>,
     ids: readonly number[],
-    apply: (tx: Sql, id: number) => Promise<unknown>,
+    settle: { set: string; params: unknown[] },
     also?: (tx: Sql) => Promise<T>,
-  ): Promise<T | undefined> =>
-    sql.transaction(async (tx) => {
-      await tx.run(
-        `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
-            response_status, response_body, error, outcome, next_attempt_at, started_at, duration_ms)
-         SELECT id, report_id, CAST($2 AS INTEGER), CAST($3 AS INTEGER), $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10, CAST($11 AS INTEGER)
-           FROM invitations WHERE report_id = $1`,
-        [
-          attempt.reportId, attempt.firstUpdateId, attempt.lastUpdateId, attempt.requestBody, attempt.responseStatus,
-          attempt.responseBody, attempt.error, attempt.outcome, attempt.nextAttemptAt, attempt.startedAt, attempt.durationMs,
-        ],
-      );
-      for (const id of ids) await apply(tx, id);
+  ): Promise<T | undefined> => {
+    const logged = [
+      attempt.reportId, attempt.firstUpdateId, attempt.lastUpdateId, attempt.requestBody, attempt.responseStatus,
+      attempt.responseBody, attempt.error, attempt.outcome, attempt.nextAttemptAt, attempt.startedAt, attempt.durationMs,
+    ];
+    const insertAttempt = `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body,
+          response_status, response_body, error, outcome, next_attempt_at, started_at, duration_ms)
+       SELECT id, report_id, CAST($2 AS INTEGER), CAST($3 AS INTEGER), $4, CAST($5 AS INTEGER), $6, $7, $8, $9, $10, CAST($11 AS INTEGER)
+         FROM invitations WHERE report_id = $1`;
+    const settled = `UPDATE report_updates SET ${settle.set} WHERE status = 'pending' AND id IN (${placeholders(ids.length, 12 + settle.params.length)})`;
+    const params = [...logged, ...settle.params, ...ids];
+    const write = async (tx: Sql) => {
+      if (tx.dialect === 'sqlite') {
+        await tx.run(insertAttempt, logged);
+        await tx.run(settled, params);
+      } else {
+        await tx.run(`WITH attempt AS (${insertAttempt}) ${settled}`, params);
+      }
       return also?.(tx);
-    });
-  const settle = (tx: Sql, id: number, status: UpdateStatus, lastStatus: number | null, error: string | null, deliveredAt: string | null, at: string) =>
-    tx.run(
-      `UPDATE report_updates SET status = $1, attempts = attempts + 1, last_status = $2, last_error = $3, delivered_at = $4, updated_at = $5
-        WHERE id = $6 AND status = 'pending'`,
-      [status, lastStatus, error, deliveredAt, at, id],
+    };
+    return also || sql.dialect === 'sqlite' ? sql.transaction(write) : write(sql);
+  };
+  /** `settle` for `record`: the updates' final status and the answer's. */
+  const finalStatus = (status: UpdateStatus, lastStatus: number | null, error: string | null, deliveredAt: string | null, at: string) => ({
+    set: 'status = $12, attempts = attempts + 1, last_status = $13, last_error = $14, delivered_at = $15, updated_at = $16',
+    params: [status, lastStatus, error, deliveredAt, at],
+  });
+
+  /** Queues an update of a report. Call it inside the transaction (`tx`) of the change it announces. */
+  const enqueue = async (tx: Sql, reportId: string, body: InvitationUpdate): Promise<number> => {
+    const at = clock.now();
+    const row = await tx.get<{ id: number }>(
+      `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
+       SELECT id, report_id, $2, $3, $4, $3, $3 FROM invitations WHERE report_id = $1 RETURNING id`,
+      [reportId, JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)],
     );
+    if (!row) throw new Error(`No invitation for report ${reportId}`);
+    return row.id;
+  };
 
   return {
-    /** Queues an update of a report. Call it inside the transaction (`tx`) of the change it announces. */
-    async enqueue(tx: Sql, reportId: string, body: InvitationUpdate): Promise<number> {
+    enqueue,
+
+    /**
+     * A change of an invitation and the update that announces it, as one step. `change` is an
+     * UPDATE of `invitations` that ends `RETURNING id, report_id` (and whatever else the caller
+     * reads of the row), its parameters `$1…$n`. On PostgreSQL it is one statement: the change in a
+     * CTE, the update queued from the row it returned. On SQLite, whose CTEs cannot write, it is the
+     * change, then the update: two statements, so `tx` must be a transaction there. Resolves with the
+     * changed row; undefined when the change changed nothing, and then nothing is queued.
+     */
+    async enqueueWith<R extends { id: number; report_id: string }>(tx: Sql, change: { text: string; params: unknown[] }, body: InvitationUpdate): Promise<R | undefined> {
       const at = clock.now();
-      const row = await tx.get<{ id: number }>(
-        `INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
-         SELECT id, report_id, $2, $3, $4, $3, $3 FROM invitations WHERE report_id = $1 RETURNING id`,
-        [reportId, JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)],
+      const queued = [JSON.stringify(body), isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)];
+      if (tx.dialect === 'sqlite') {
+        const changed = await tx.get<R>(change.text, change.params);
+        if (changed) await enqueue(tx, changed.report_id, body);
+        return changed;
+      }
+      const [b, t, g] = [1, 2, 3].map((i) => `$${change.params.length + i}`);
+      // The row as the change left it; the INSERT runs whether or not the SELECT names it.
+      return tx.get<R>(
+        `WITH changed AS (${change.text}),
+              queued AS (INSERT INTO report_updates (invitation_id, report_id, body, next_attempt_at, give_up_at, created_at, updated_at)
+                         SELECT id, report_id, ${b}, ${t}, ${g}, ${t}, ${t} FROM changed)
+         SELECT * FROM changed`,
+        [...change.params, ...queued],
       );
-      if (!row) throw new Error(`No invitation for report ${reportId}`);
-      return row.id;
     },
 
     /**
@@ -176,13 +214,26 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       return updates(claimHeads(skipPlatforms.length), [...params, ...skipPlatforms]).then((heads) => heads.sort((a, b) => a.id - b.id));
     },
 
-    /** The invitation a report's updates are about: its platform, and what that platform stored with it. */
-    async targetOf(reportId: string): Promise<(DeliveryTarget & { platform: string }) | undefined> {
-      const row = await sql.get<{ platform: string; account_id: number; platform_data: string }>(
-        'SELECT platform, account_id, platform_data FROM invitations WHERE report_id = $1',
-        [reportId],
+    /**
+     * What a delivery of `head` needs, in one read: the report's pending updates (oldest first), the
+     * updates of it delivered after `head` was queued (only after an operator revived an old one),
+     * and the invitation they are about — its platform, and what that platform stored with it.
+     * No target when the report has neither (erased since its head was claimed).
+     */
+    async toDeliver(head: Pick<QueuedUpdate, 'id' | 'reportId'>): Promise<{ pending: QueuedUpdate[]; newer: QueuedUpdate[]; target?: DeliveryTarget & { platform: string } }> {
+      const rows = await sql.all<UpdateRow & { platform: string; account_id: number; platform_data: string }>(
+        `SELECT u.*, i.platform, i.account_id, i.platform_data FROM invitations i JOIN report_updates u ON u.invitation_id = i.id
+          WHERE i.report_id = $1 AND (u.status = 'pending' OR (u.status = 'delivered' AND u.id > $2)) ORDER BY u.id`,
+        [head.reportId, head.id],
       );
-      return row && { reportId, platform: row.platform, accountId: row.account_id, data: JSON.parse(row.platform_data) as Record<string, unknown> };
+      const first = rows[0];
+      return {
+        pending: rows.filter((r) => r.status === 'pending').map(toUpdate),
+        newer: rows.filter((r) => r.status === 'delivered').map(toUpdate),
+        ...(first && {
+          target: { reportId: head.reportId, platform: first.platform, accountId: first.account_id, data: JSON.parse(first.platform_data) as Record<string, unknown> },
+        }),
+      };
     },
 
     /** Replaces what the invitation's platform stored with it (`DeliveryRequest.platformDataAfter`), inside `tx`. */
@@ -204,11 +255,6 @@ export function updateOutbox(sql: Sql, clock: Clock) {
     /** A report's pending updates, oldest first. */
     pendingOf(reportId: string): Promise<QueuedUpdate[]> {
       return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} AND status = 'pending' ORDER BY id`, [reportId]);
-    },
-
-    /** Updates of the report delivered after `id` was queued (only after an operator revived an old one). */
-    deliveredAfter(reportId: string, id: number): Promise<QueuedUpdate[]> {
-      return updates(`SELECT * FROM report_updates WHERE invitation_id = ${ofInvitation} AND status = 'delivered' AND id > $2 ORDER BY id`, [reportId, id]);
     },
 
     async find(id: number): Promise<QueuedUpdate | undefined> {
@@ -249,7 +295,7 @@ export function updateOutbox(sql: Sql, clock: Clock) {
     /** The request for `ids` was answered 2xx: they are delivered. `also` runs in the same transaction. */
     async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: (tx: Sql) => Promise<T>): Promise<T | undefined> {
       const at = now();
-      return record(attempt, ids, (tx, id) => settle(tx, id, 'delivered', status, null, at, at), also);
+      return record(attempt, ids, finalStatus('delivered', status, null, at, at), also);
     },
 
     /** The platform refused the request for good: dead letters. `also` runs in the same transaction. */
@@ -261,27 +307,22 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       also?: (tx: Sql) => Promise<T>,
     ): Promise<T | undefined> {
       const at = now();
-      return record(attempt, ids, (tx, id) => settle(tx, id, 'dead', status, error.slice(0, 1000), null, at), also);
+      return record(attempt, ids, finalStatus('dead', status, error.slice(0, 1000), null, at), also);
     },
 
     /** A failure worth retrying: the updates wait until `nextAt`. */
     async retry(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string, nextAt: number): Promise<void> {
       const at = now();
-      await record(attempt, ids, (tx, id) =>
-        tx.run(
-          `UPDATE report_updates SET attempts = attempts + 1, last_status = $1, last_error = $2, next_attempt_at = $3, updated_at = $4
-            WHERE id = $5 AND status = 'pending'`,
-          [status, error.slice(0, 1000), isoAt(nextAt), at, id],
-        ),
-      );
+      await record(attempt, ids, {
+        set: 'attempts = attempts + 1, last_status = $12, last_error = $13, next_attempt_at = $14, updated_at = $15',
+        params: [status, error.slice(0, 1000), isoAt(nextAt), at],
+      });
     },
 
     /** Nothing of these updates is left to send: newer delivered updates set every field they carry. */
     async supersede(ids: readonly number[]): Promise<void> {
       const at = now();
-      await sql.transaction(async (tx) => {
-        for (const id of ids) await tx.run(`UPDATE report_updates SET status = 'superseded', updated_at = $1 WHERE id = $2 AND status = 'pending'`, [at, id]);
-      });
+      await sql.run(`UPDATE report_updates SET status = 'superseded', updated_at = $1 WHERE status = 'pending' AND id IN (${placeholders(ids.length, 2)})`, [at, ...ids]);
     },
 
     /**

@@ -8,7 +8,7 @@ import type { Sql } from '../../lib/sql.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { DeliveryRequest, Platform } from '../platforms/platform.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
-import type { DeliveryAttempt, QueuedUpdate, UpdateOutbox } from './outbox.js';
+import type { DeliveryAttempt, DeliveryTarget, QueuedUpdate, UpdateOutbox } from './outbox.js';
 import {
   DELIVERY_CONCURRENCY,
   DELIVERY_LOG_RETENTION_MS,
@@ -81,8 +81,8 @@ export interface DeliveryWorkerDeps {
    * True when it changed something.
    */
   recordAnswer?: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }) => Promise<boolean>;
-  /** Told once `recordAnswer` changed something and committed: an e-mail may be due. */
-  onRecorded?: () => void;
+  /** Told once `recordAnswer` changed something and committed, with the answer: an e-mail may be due (the lifecycle's `answerRecorded`). */
+  onRecorded?: (answer: { accepted: boolean }) => void;
 }
 
 export interface DeliveryRun {
@@ -158,9 +158,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
    * The request for a report's merged update, from its invitation's platform: undefined when there
    * is none to send, a string saying why when it cannot be made.
    */
-  async function requestFor(reportId: string, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
-    const target = await outbox.targetOf(reportId);
-    if (!target) return { request: undefined }; // erased since it was picked
+  async function requestFor(target: DeliveryTarget & { platform: string }, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
     const platform = platforms.get(target.platform);
     if (!platform) return { request: `No platform named "${target.platform}" is configured: the invitation was sent by one this partner no longer speaks` };
     try {
@@ -180,10 +178,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
   /** Delivers a head and the report's newer updates; false when stopped before it could. */
   async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<boolean> {
-    const rows = await outbox.pendingOf(head.reportId);
-    if (rows[0]?.id !== head.id) return true; // changed since it was picked (canceled, delivered)
+    const { pending: rows, newer, target } = await outbox.toDeliver(head);
+    // Changed since it was picked (canceled, delivered), or erased.
+    if (rows[0]?.id !== head.id || !target) return true;
     const ids = rows.map((r) => r.id);
-    const newer = await outbox.deliveredAfter(head.reportId, head.id);
     const body = mergeUpdates(rows.map((r) => withoutFieldsSetBy(r.body, newer.filter((d) => d.id > r.id).map((d) => d.body))));
     if (isEmptyUpdate(body)) {
       await outbox.supersede(ids);
@@ -191,7 +189,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return true;
     }
 
-    const { platform, request } = await requestFor(head.reportId, body);
+    const { platform, request } = await requestFor(target, body);
     if (request === undefined) {
       // Nothing this platform hears of (Greenhouse is told of a completion only).
       await outbox.supersede(ids);
@@ -226,8 +224,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       const recordAnswer = deps.recordAnswer;
       return recordAnswer && ((tx: Sql) => recordAnswer(tx, head.reportId, answer));
     };
-    const told = (changed: boolean | undefined) => {
-      if (changed) deps.onRecorded?.();
+    const told = (changed: boolean | undefined, answer: { accepted: boolean }) => {
+      if (changed) deps.onRecorded?.(answer);
     };
     if (outcome === 'delivered') {
       const after = typeof request === 'string' ? undefined : request.platformDataAfter;
@@ -236,7 +234,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
         if (after) await outbox.replacePlatformData(tx, head.reportId, after);
         return accepted?.(tx);
       };
-      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also));
+      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also), { accepted: true });
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
       return true;
@@ -251,7 +249,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       run.dead += ids.length;
       logger.warn({ ...log, error }, 'report update dead-lettered');
       if (canceled) logger.warn({ reportId: head.reportId, reason }, 'invitation canceled: the platform does not know the report');
-      told(canceled);
+      told(canceled, { accepted: false });
       return true;
     }
     const wait =
@@ -265,8 +263,9 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
   return {
     /**
-     * Delivers everything that is due now; resolves when nothing due is left, or once `stopping`
-     * (or `stop`) has aborted and the requests in flight are settled: the rest stay pending.
+     * Delivers everything that is due now; resolves when that is done, or once `stopping` (or
+     * `stop`) has aborted and the requests in flight are settled: the rest stay pending. What is
+     * queued meanwhile is the next run's (the change that queued it wakes the loop again).
      */
     async runOnce(stopping?: AbortSignal): Promise<DeliveryRun> {
       const stopped = () => stopping?.aborted === true || abandon.signal.aborted;
@@ -283,12 +282,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       while (!stopped()) {
         const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs, idle.map((p) => p.name));
         inHand.claimed(heads.map((head) => head.id));
-        if (heads.length === 0) break;
-        // Each head ends delivered, dead, superseded or scheduled later, so the loop ends; a
-        // delivered report's updates queued in the meantime are due at once and go next round.
+        // Each head ends delivered, dead, superseded or scheduled later, so the loop ends. Updates
+        // queued in the meantime woke this loop: it runs again once this run is over.
         await inParallel(heads, concurrency, stopped, async (head) => {
           if (await deliver(head, run)) inHand.settled(head.id);
         });
+        // A claim that took fewer than it could took every update that was due.
+        if (heads.length < BATCH) break;
       }
       return idle.length > 0 ? { ...run, waiting: waitingReasons() } : run;
     },
