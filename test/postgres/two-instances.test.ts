@@ -227,12 +227,14 @@ describe('two partner instances on one PostgreSQL database, behind one address',
       expect(await sql.all('SELECT id FROM mail_outbox WHERE report_id = $1', [report_id])).toEqual([]);
     }
 
-    // No e-mail lost: each candidate still owed one got it; a kill sends at most one batch twice.
+    // No e-mail lost: each candidate still owed one got it. Sent twice at most: the batch the
+    // killed instance had sent and not recorded, and the batch each instance had sent when the
+    // restart ended the connection its record went on (recorded by nobody, sent again after the lease).
     const owed = await sql.all<{ report_id: string }>(`SELECT report_id FROM mail_outbox WHERE status = 'sent'`);
     const received = sink.messages.map(reportOfMail);
     for (const { report_id } of owed) expect(received).toContain(report_id);
     const twice = received.length - new Set(received).size;
-    expect(twice).toBeLessThanOrEqual(MAIL_BATCH);
+    expect(twice).toBeLessThanOrEqual(3 * MAIL_BATCH);
     // Every report not canceled before its start owed one: no start was dropped.
     expect(owed.length).toBeGreaterThanOrEqual(acknowledged.size - canceled.length);
 
