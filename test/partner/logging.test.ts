@@ -63,6 +63,25 @@ describe('access log', () => {
     for (const leaked of ['ptk_not_a_real_token', 'secret-query']) expect(lines.join('')).not.toContain(leaked);
     db.close();
   });
+
+  it('when the app is given a logger and no destination, then the access lines go where that logger writes, not to standard output', async () => {
+    const { lines, logger } = capture();
+    const db = openDb(':memory:');
+    const sql = sqliteSql(db);
+    const app = createApp({
+      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
+      sql,
+      logger,
+      clock: systemClock,
+      provider: await demoOn(sql),
+      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
+      ...appPlatforms(),
+    });
+    await request(app).get('/healthz').expect(200);
+    const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(access).toEqual([expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 })]);
+    db.close();
+  });
 });
 
 describe('log format', () => {

@@ -1,18 +1,18 @@
 import type { RequestHandler } from 'express';
-import type { DestinationStream } from 'pino';
+import { symbols, type DestinationStream } from 'pino';
 import { createAccessLogger, type Logger } from './logger.js';
 
 /**
  * One log line per request, written when the response has been sent: method, path (never the
  * query string, which may carry ids), status and duration. Headers are not logged at all, so
  * credentials cannot leak through them — which is why the lines go through an access logger at
- * `logger`'s level that skips the redaction pass (it would cost more than the line itself). Give it
- * `logger`'s destination (`logDestination()` in the server); without one it writes to standard
- * output synchronously.
+ * `logger`'s level that skips the redaction pass (it would cost more than the line itself). It
+ * writes where `logger` writes, or to `destination` when given (`logDestination()` in the server).
  */
 export function requestLog(logger: Logger, destination?: DestinationStream): RequestHandler {
   // Same fields as the logger's own (the server's name): the lines sit side by side in one output.
-  const access = createAccessLogger(logger.level, destination, logger.bindings());
+  const where = destination ?? (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym];
+  const access = createAccessLogger(logger.level, where, logger.bindings());
   return (req, res, next) => {
     if (!access.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
