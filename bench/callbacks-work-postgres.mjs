@@ -6,7 +6,7 @@
 //
 //   validate_token   1  the account of the token, by its lookup key (unique index); the digest
 //                       compared in constant time (an unbound account is bound: one more)
-//   tests            2  that lookup, and the account's tests
+//   tests            1  that lookup joined to the account's tests
 //   send_candidate   2  that lookup, and the invitation stored if the test is the account's
 //                       (one INSERT … SELECT; a replay or an unknown test reads once more)
 //     after the answer, as the partner's background loops do it:
@@ -75,7 +75,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const ACCOUNT = `SELECT a.id, a.company_id, t.digest FROM account_tokens t JOIN accounts a ON a.id = t.account_id
   WHERE t.lookup = $1 AND t.revoked_at IS NULL`;
 const BIND = 'UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3 AND company_id IS NULL RETURNING id';
-const TESTS = 'SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id';
+// The token and the account's tests in one statement: a row per test (or one without a test).
+const ACCOUNT_TESTS = `SELECT a.id, t.digest, c.id AS test_id, c.name AS test_name FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+  LEFT JOIN tests c ON c.account_id = a.id WHERE t.lookup = $1 AND t.revoked_at IS NULL ORDER BY c.id`;
 const INVITE = `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name,
     email, next_start_at, created_at, updated_at)
   SELECT $1, t.account_id, $2, $3, $4, t.name, $5, $6, $7, $8, $8, $8 FROM tests t WHERE t.id = $9 AND t.account_id = $10
@@ -108,14 +110,16 @@ export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example',
   const invalidToken = reply(401, { error: 'Invalid token' });
   const sha256 = (s) => createHash('sha256').update(s).digest();
 
-  async function account(authorization) {
+  /** The token's rows of `text` (`$1` its lookup key), or undefined when it names no account. */
+  async function ofToken(authorization, text) {
     if (typeof authorization !== 'string' || !authorization.startsWith('Bearer ')) return undefined;
     const token = authorization.slice(7);
     const lookup = TOKEN.exec(token)?.[1];
     if (!lookup) return undefined;
-    const [row] = await query(ACCOUNT, [lookup]);
-    return row && timingSafeEqual(sha256(token), row.digest) ? row : undefined;
+    const rows = await query(text, [lookup]);
+    return rows.length && timingSafeEqual(sha256(token), rows[0].digest) ? rows : undefined;
   }
+  const account = async (authorization) => (await ofToken(authorization, ACCOUNT))?.[0];
 
   /** After the answer: what the partner's background loops do for a new invitation, in essence. */
   async function background(id, reportId, to) {
@@ -145,8 +149,9 @@ export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example',
       return reply(403, { error: 'Token bound to another company' });
     },
     async tests(authorization) {
-      const acc = await account(authorization);
-      return acc ? reply(200, await query(TESTS, [acc.id])) : invalidToken;
+      const rows = await ofToken(authorization, ACCOUNT_TESTS);
+      if (!rows) return invalidToken;
+      return reply(200, rows[0].test_id === null ? [] : rows.map((r) => ({ id: r.test_id, name: r.test_name })));
     },
     async sendCandidate(authorization, b) {
       const acc = await account(authorization);

@@ -780,6 +780,8 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
     for (const n of onPostgres) console.log(row(labels[n], r[n]!.load));
     if (pgBaselineJs) console.log(`  ${'postgres.js'.padEnd(12)} ${ratios(pgBaselineJs.load, pgBaseline.load, "the baseline's (node-postgres)")}`);
     for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaseline.load, "the PostgreSQL baseline's")} (background work included)`);
+    // The reference is the baseline on the partner's own driver (node-postgres); the other driver's, for comparison.
+    if (pgBaselineJs) for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaselineJs.load, "the postgres.js baseline's")}`);
   }
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
   console.log(row('baseline', b.paced));

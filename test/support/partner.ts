@@ -98,12 +98,14 @@ export async function partnerHarness(
     bodyLimitBytes?: number;
     /** Called with the database before the app is built on it (to watch its statements, say). */
     beforeApp?: (sql: Sql) => void;
+    /** The query layer the provider, the core and the app are given, in place of the database's own (to count its statements). */
+    sql?: (sql: Sql) => Sql;
   } = {},
 ): Promise<PartnerHarness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
   const settings = await freshDatabase(dir);
   const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
-  const { sql } = database;
+  const sql = options.sql ? options.sql(database.sql) : database.sql;
   const clock = fakeClock();
   options.beforeApp?.(sql);
   const provider = (await options.provider?.(sql)) ?? (await demoOn(sql, { clock }));

@@ -53,6 +53,27 @@ export function accountStore(sql: Sql, clock: Clock) {
     return Object.freeze({ id: row.id, name: row.name, companyId: row.company_id });
   };
 
+  /**
+   * The token's account with its rows of the kit's `tests` table, in one statement: one row per
+   * test in id order, or one row with no test when the account has none.
+   */
+  const lookupWithTests = async (token: string): Promise<{ account: Account; tests: { id: number; name: string }[] } | undefined> => {
+    const parsed = parseToken(token);
+    if (!parsed) return undefined;
+    const rows = await sql.all<AccountRow & { digest: Buffer; revoked_at: string | null; test_id: number | null; test_name: string | null }>(
+      `SELECT a.id, a.name, a.company_id, t.digest, t.revoked_at, c.id AS test_id, c.name AS test_name
+         FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+         LEFT JOIN tests c ON c.account_id = a.id
+        WHERE t.lookup = $1
+        ORDER BY c.id`,
+      [parsed.lookup],
+    );
+    const row = rows[0];
+    if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
+    const tests = row.test_id === null ? [] : rows.map((r) => ({ id: r.test_id!, name: r.test_name! }));
+    return { account: Object.freeze({ id: row.id, name: row.name, companyId: row.company_id }), tests };
+  };
+
   const issueFor = async (tx: Sql, accountId: number): Promise<string> => {
     const issued = issueToken();
     await tx.run('INSERT INTO account_tokens (account_id, lookup, digest, created_at) VALUES ($1, $2, $3, $4)', [
@@ -70,6 +91,21 @@ export function accountStore(sql: Sql, clock: Clock) {
     /** The account a presented token belongs to; undefined for malformed, unknown or revoked tokens. */
     async authenticate(token: string): Promise<Account | undefined> {
       return authenticated.get(token, lookupToken);
+    },
+
+    /**
+     * `authenticate`, and the account's tests where they are the kit's `tests` table (a provider's
+     * `catalog.table`), in one statement: the token joined to its tests, or the tests alone for a
+     * token the read cache holds. A platform's test listing costs one round trip to PostgreSQL, not
+     * two (the token, then the catalog).
+     */
+    async authenticateWithTests(token: string): Promise<{ account: Account; tests: { id: number; name: string }[] } | undefined> {
+      // One statement either way: a token the read cache holds (SQLite) needs only its tests, which
+      // cost a third of the joined read there; any other is read joined to its tests.
+      let joined: Awaited<ReturnType<typeof lookupWithTests>>;
+      const account = await authenticated.get(token, async (t) => (joined = await lookupWithTests(t))?.account);
+      if (!account) return undefined;
+      return joined ?? { account, tests: await sql.all<{ id: number; name: string }>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [account.id]) };
     },
 
     /**

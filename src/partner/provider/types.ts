@@ -139,6 +139,14 @@ export interface ProviderCatalog {
   addTests(accountId: number, names: readonly string[], tx: Sql): Promise<readonly ProviderTest[]>;
   /** The tests the demo account gets (DEMO_SEED); none when absent. */
   sampleTests?: readonly string[];
+  /**
+   * `'tests'` when the catalog is the kit's `tests` table (the demo's): `addTests` writes there and
+   * `listTests` lists the account's rows by id. The platforms' test listings then read the token
+   * and the tests in one statement, one round trip to PostgreSQL instead of two, without calling
+   * `listTests` (which still serves the harness and anything else). Absent: the kit checks the
+   * token, then calls `listTests`.
+   */
+  table?: 'tests';
 }
 
 export interface ProviderTest {

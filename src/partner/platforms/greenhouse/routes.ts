@@ -14,6 +14,7 @@ import type { CredentialSealer } from './credential.js';
 import { testStatus } from './status.js';
 import { ResponseErrorBody, SendTestBody, TestStatusQuery } from './wire.js';
 import { testOf } from '../../provider/find-test.js';
+import { listingOf } from '../../provider/list-tests.js';
 
 /** Where the routes live: `{PUBLIC_URL}/greenhouse/…`, the four URLs a vendor gives Greenhouse. */
 export const GREENHOUSE_PATH = '/greenhouse';
@@ -49,22 +50,27 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
   const { core, provider } = context;
   const json = jsonBody(context.bodyLimitBytes);
 
+  /** The 401 of every authentication problem, with the challenge Basic authentication answers with. */
+  const refused = (res: Response) => {
+    res.setHeader('WWW-Authenticate', 'Basic realm="greenhouse", charset="UTF-8"');
+    return unauthorized('Invalid API key: send it as the Basic user name, with an empty password');
+  };
   const authenticate: RequestHandler = async (req, res, next) => {
     const key = basicKey(req.headers.authorization);
     const account = key === undefined ? undefined : await core.accounts.authenticate(key);
-    if (!account) {
-      res.setHeader('WWW-Authenticate', 'Basic realm="greenhouse", charset="UTF-8"');
-      return next(unauthorized('Invalid API key: send it as the Basic user name, with an empty password'));
-    }
+    if (!account) return next(refused(res));
     res.locals.account = account;
     res.locals.key = key;
     next();
   };
   const accountOf = (res: Response): Account => res.locals.account as Account;
 
-  router.get(`${GREENHOUSE_PATH}/list_tests`, authenticate, async (_req, res) => {
-    const tests = await provider.listTests(accountOf(res));
-    sendJson(res, 200, tests.map((t) => ({ partner_test_id: String(t.id), partner_test_name: t.name })));
+  // The key and the tests are read together (`listingOf`: one statement where the catalog is the kit's table).
+  router.get(`${GREENHOUSE_PATH}/list_tests`, async (req, res) => {
+    const key = basicKey(req.headers.authorization);
+    const listed = key === undefined ? undefined : await listingOf(core.accounts, provider, key);
+    if (!listed) throw refused(res);
+    sendJson(res, 200, listed.tests.map((t) => ({ partner_test_id: String(t.id), partner_test_name: t.name })));
   });
 
   router.post(`${GREENHOUSE_PATH}/send_test`, authenticate, json, async (req, res) => {

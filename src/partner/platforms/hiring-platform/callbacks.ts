@@ -10,6 +10,7 @@ import type { InvitationLifecycle } from '../../invitations/lifecycle.js';
 import type { CreateOutcome, InvitationStore, NewInvitation } from '../../invitations/store.js';
 import type { Provider } from '../../provider/types.js';
 import { testOf } from '../../provider/find-test.js';
+import { listingOf } from '../../provider/list-tests.js';
 
 export interface CallbackDeps {
   accounts: AccountStore;
@@ -75,9 +76,13 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
   app.post(`${base}/validate_token`, authenticate, json, validateToken);
   app.get(`${base}/validate_token`, authenticate, validateToken);
 
-  // §4.2 — a bare array, [] when the account has no tests.
-  app.get(`${base}/tests`, authenticate, async (_req, res) => {
-    sendJson(res, 200, await provider.listTests(accountOf(res)));
+  // §4.2 — a bare array, [] when the account has no tests. The token and the tests are read
+  // together (`listingOf`: one statement where the catalog is the kit's table).
+  app.get(`${base}/tests`, async (req, res) => {
+    const token = bearerToken(req.headers.authorization);
+    const listed = token === undefined ? undefined : await listingOf(accounts, provider, token);
+    if (!listed) throw unauthorized();
+    sendJson(res, 200, listed.tests);
   });
 
   // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.

@@ -168,6 +168,8 @@ function createDemoProvider(kit: ProviderKit, settings: DemoSettings): Provider 
     catalog: {
       addTests: (accountId: number, names: readonly string[], tx: Sql) => addDemoTests(tx, clock, accountId, names),
       sampleTests: DEMO_CATALOG[kind],
+      // listTests below is this table, by id: the kit lists it with the token in one statement.
+      table: 'tests',
     },
 
     async resultDetails(invitation: ProviderInvitation): Promise<readonly ResultDetail[]> {
