@@ -22,6 +22,23 @@ function capture() {
   return { lines, stream, logger: createLogger('info', stream) };
 }
 
+/** The partner's app logging to `logger` (and `logDestination`, when given). What is logged does not depend on the database: an in-memory SQLite one, on either project. */
+async function appLogging(logger: ReturnType<typeof createLogger>, logDestination?: Writable) {
+  const db = openDb(':memory:');
+  const sql = sqliteSql(db);
+  const app = createApp({
+    config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
+    sql,
+    logger,
+    ...(logDestination && { logDestination }),
+    clock: systemClock,
+    provider: await demoOn(sql),
+    core: partnerCore(sql, systemClock, { kind: 'assessment' }),
+    ...appPlatforms(),
+  });
+  return { app, db };
+}
+
 describe('log redaction', () => {
   it('when an object with credentials is logged, then tokens, secrets and authorization headers print as [redacted]', () => {
     const { lines, logger } = capture();
@@ -44,19 +61,7 @@ describe('log redaction', () => {
 describe('access log', () => {
   it('when a request is answered, then one line (method, path without the query, status, duration) goes where the server log goes, and no credential', async () => {
     const { lines, stream, logger } = capture();
-    // What is logged does not depend on the database: an in-memory SQLite one, on either project.
-    const db = openDb(':memory:');
-    const sql = sqliteSql(db);
-    const app = createApp({
-      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
-      sql,
-      logger,
-      logDestination: stream,
-      clock: systemClock,
-      provider: await demoOn(sql),
-      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
-      ...appPlatforms(),
-    });
+    const { app, db } = await appLogging(logger, stream);
     await request(app).get('/callbacks/tests?company_id=secret-query').set('Authorization', 'Bearer ptk_not_a_real_token').expect(401);
     const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
     expect(access).toEqual([expect.objectContaining({ level: 'info', method: 'GET', path: '/callbacks/tests', status: 401, ms: expect.any(Number) })]);
@@ -66,17 +71,7 @@ describe('access log', () => {
 
   it('when the app is given a logger and no destination, then the access lines go where that logger writes, not to standard output', async () => {
     const { lines, logger } = capture();
-    const db = openDb(':memory:');
-    const sql = sqliteSql(db);
-    const app = createApp({
-      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
-      sql,
-      logger,
-      clock: systemClock,
-      provider: await demoOn(sql),
-      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
-      ...appPlatforms(),
-    });
+    const { app, db } = await appLogging(logger);
     await request(app).get('/healthz').expect(200);
     const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
     expect(access).toEqual([expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 })]);
