@@ -13,6 +13,7 @@ import { EXAMPLE_VENDOR_RESULTS_SECRET, EXAMPLE_WEBHOOK_SECRET, partnerApiDocume
 import { reportId } from '../support/partner.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 import { operationsOf } from './support.js';
+import { HARRY_POTTER } from '../support/greenhouse-candidate.js';
 
 /**
  * Each document says what its server accepts, at the edges where they used to part: for every
@@ -356,15 +357,7 @@ describe("the partner's document and the kit's partner", () => {
     const greenhouseKey = () => ({ authorization: `Basic ${Buffer.from(`${customerToken}:`).toString('base64')}` });
     const harry = () => ({
       partner_test_id: testId,
-      candidate: {
-        first_name: 'Harry',
-        last_name: 'Potter',
-        preferred_name: 'Hal',
-        email: 'hpotter@hogwarts.edu',
-        phone_number: '123-456-7890',
-        resume_url: 'https://hogwarts.com/resume',
-        greenhouse_profile_url: 'https://app.greenhouse.io/people/17681532',
-      },
+      candidate: { ...HARRY_POTTER },
       sent_by: 'test_sender@example.org',
       url: 'https://app.greenhouse.io/integrations/testing_partners/take_home_tests/12345',
     });

@@ -3,25 +3,12 @@ import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { idParam, param } from '../path-params.js';
-import type { PageKit } from '../sandbox/page-kit.js';
+import { testChoice, type PageKit } from '../sandbox/page-kit.js';
 import { PartnerInput, partnerJson } from './routes.js';
 import type { Greenhouse, PartnerTest } from './service.js';
 import type { GreenhouseStore, TakeHomeTest } from './store.js';
 
-/** A test picked from the listed ones: the option carries its id and name, as JSON. */
-const TestChoice = z
-  .string()
-  .min(1, 'choose a test')
-  .max(1000)
-  .transform((s, ctx) => {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'choose a test from the list' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.object({ id: z.string().min(1).max(500), name: z.string().min(1).max(500) }));
+const TestChoice = testChoice(z.object({ id: z.string().min(1).max(500), name: z.string().min(1).max(500) }));
 const PickForm = z.object({ test: TestChoice });
 const SendForm = z.object({ stage_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 import type { Company } from '../companies/store.js';
 import type { Flash } from './flash.js';
 
@@ -9,4 +10,24 @@ export interface PageKit {
   act(back: (req: Request) => string, fn: (req: Request) => Promise<Flash | { flash: Flash; to: string }>): RequestHandler;
   /** The company named by `:companyId`, or a 404. */
   companyOf(req: Request): Company;
+}
+
+/**
+ * A test picked from a listed select: the option's value is the test as JSON (its id and name),
+ * read by `test`, which says what an id is on that platform.
+ */
+export function testChoice<T extends z.ZodType>(test: T) {
+  return z
+    .string()
+    .min(1, 'choose a test')
+    .max(1000)
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'choose a test from the list' });
+        return z.NEVER;
+      }
+    })
+    .pipe(test);
 }

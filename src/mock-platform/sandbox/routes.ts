@@ -27,7 +27,7 @@ import { registerGreenhousePages } from '../greenhouse/pages.js';
 import type { Greenhouse } from '../greenhouse/service.js';
 import type { GreenhouseStore } from '../greenhouse/store.js';
 import { flashes, type Flash } from './flash.js';
-import type { PageKit } from './page-kit.js';
+import { testChoice, type PageKit } from './page-kit.js';
 import { pretty } from './pretty.js';
 import { registerPipelinePages } from './pipeline.js';
 import { views } from './views.js';
@@ -65,19 +65,7 @@ const formInt = z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).ma
 
 const IntegrateForm = z.object({ codename: Codename, token: z.string().trim().min(1, 'is required').max(500) });
 const DisconnectForm = z.object({ codename: Codename });
-const TestChoice = z
-  .string()
-  .min(1, 'choose a test')
-  .max(1000)
-  .transform((s, ctx) => {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'choose a test from the list' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.object({ id: z.union([z.string().min(1), z.number()]), name: z.string().min(1).max(500) }));
+const TestChoice = testChoice(z.object({ id: z.union([z.string().min(1), z.number()]), name: z.string().min(1).max(500) }));
 const SendForm = z.object({ codename: Codename, test: TestChoice, report_id: ReportId });
 const CandidateForm = z.object({
   name: z.string().trim().min(1, 'is required').max(200),

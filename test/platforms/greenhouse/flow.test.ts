@@ -6,6 +6,7 @@ import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../../src/contract
 import { eventually } from '../../support/eventually.js';
 import { startKitPartner, type KitPartner } from '../../support/kit-partner.js';
 import { dollars } from '../../support/database.js';
+import { HARRY_POTTER } from '../../support/greenhouse-candidate.js';
 
 /**
  * Greenhouse's calls to a partner started as `npm start` starts it, over HTTP (docs/greenhouse.md):
@@ -48,15 +49,7 @@ const basic = (user: string, password = '') => `Basic ${Buffer.from(`${user}:${p
 
 const sendTestBody = (listener: Listener, path: string, fields: Record<string, unknown> = {}) => ({
   partner_test_id: '1',
-  candidate: {
-    first_name: 'Harry',
-    last_name: 'Potter',
-    preferred_name: 'Hal',
-    email: 'hpotter@hogwarts.edu',
-    phone_number: '123-456-7890',
-    resume_url: 'https://hogwarts.com/resume',
-    greenhouse_profile_url: 'https://app.greenhouse.io/people/17681532?application_id=26234709',
-  },
+  candidate: HARRY_POTTER,
   sent_by: 'test_sender@example.org',
   url: `${listener.url}${path}`,
   ...fields,

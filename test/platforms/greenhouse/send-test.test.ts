@@ -3,19 +3,12 @@ import { AppError } from '../../../src/lib/errors.js';
 import { parseOr422 } from '../../../src/lib/http/validate.js';
 import { greetingName } from '../../../src/partner/platforms/greenhouse/routes.js';
 import { SendTestBody } from '../../../src/partner/platforms/greenhouse/wire.js';
+import { HARRY_POTTER } from '../../support/greenhouse-candidate.js';
 
 /** send_test's body, field by field as the table of docs/greenhouse.md §2 says. */
 const harry = {
   partner_test_id: '12345',
-  candidate: {
-    first_name: 'Harry',
-    last_name: 'Potter',
-    preferred_name: 'The Chosen One',
-    email: 'hpotter@hogwarts.edu',
-    phone_number: '123-456-7890',
-    resume_url: 'https://hogwarts.com/resume',
-    greenhouse_profile_url: 'https://app.greenhouse.io/people/17681532?application_id=26234709',
-  },
+  candidate: { ...HARRY_POTTER, preferred_name: 'The Chosen One' },
   sent_by: 'test_sender@example.org',
   url: 'https://app.greenhouse.io/integrations/testing_partners/take_home_tests/12345',
 };
