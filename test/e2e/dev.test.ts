@@ -9,20 +9,14 @@ import { openMockDb } from '../../src/mock-platform/db.js';
 import { banner, startSandbox } from '../../scripts/dev.js';
 import { linkIn, storedMails } from '../invitations/support.js';
 import { eventually } from '../support/eventually.js';
-import { ACME, ADA } from './support.js';
+import { ACME, ADA, startDev } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `npm run dev` as a function, on ports the system picks (PORT=0), with the partner database in a fresh folder. */
 async function start() {
-  return startSandbox({
-    PATH: process.env.PATH,
-    DATABASE_PATH: path.join(dir, 'partner.db'),
-    PORT: '0',
-    MOCK_PORT: '0',
-    LOG_LEVEL: 'silent',
-  });
+  return startDev(path.join(dir, 'partner.db'));
 }
 
 async function sendFirstTest(mockUrl: string, codename: string) {
@@ -164,13 +158,7 @@ describe('npm run dev with two partner databases in one folder', () => {
     const sub = path.join(dir, 'two');
     mkdirSync(sub);
     const run = async (database: string) => {
-      const sandbox = await startSandbox({
-        PATH: process.env.PATH,
-        DATABASE_PATH: path.join(sub, database),
-        PORT: '0',
-        MOCK_PORT: '0',
-        LOG_LEVEL: 'silent',
-      });
+      const sandbox = await startDev(path.join(sub, database));
       await sandbox.close();
       return sandbox.integration;
     };
@@ -194,14 +182,7 @@ describe('npm run dev for each kind of partner', () => {
   ])('%s: registers the kind, lists its checks, the banner says give consent, then complete the check, and the e-mail and pages carry its name', async (kind, file, name, check) => {
     const sub = path.join(dir, kind);
     mkdirSync(sub);
-    const sandbox = await startSandbox({
-      PATH: process.env.PATH,
-      DATABASE_PATH: path.join(sub, 'partner.db'),
-      PARTNER_MANIFEST: manifest(file),
-      PORT: '0',
-      MOCK_PORT: '0',
-      LOG_LEVEL: 'silent',
-    });
+    const sandbox = await startDev(path.join(sub, 'partner.db'), { PARTNER_MANIFEST: manifest(file) });
     try {
       expect(sandbox.integration).toEqual({ ok: true });
       expect(sandbox.kind).toBe(kind);
@@ -238,13 +219,7 @@ describe('npm run dev for each kind of partner', () => {
   });
 
   it("the Greenhouse company comes configured with the partner's URL and the demo token as its key, and the banner and the sandbox's home link it", async () => {
-    const sandbox = await startSandbox({
-      PATH: process.env.PATH,
-      DATABASE_PATH: path.join(dir, 'greenhouse.db'),
-      PORT: '0',
-      MOCK_PORT: '0',
-      LOG_LEVEL: 'silent',
-    });
+    const sandbox = await startDev(path.join(dir, 'greenhouse.db'));
     try {
       expect(sandbox.greenhouse).toEqual({ ok: true });
       const token = readFileSync(path.join(dir, 'greenhouse.db.demo-token'), 'utf8').trim();
@@ -269,13 +244,7 @@ describe('npm run dev for each kind of partner', () => {
   });
 
   it('assessment (the default manifest): the banner says take the test', async () => {
-    const sandbox = await startSandbox({
-      PATH: process.env.PATH,
-      DATABASE_PATH: path.join(dir, 'assessment.db'),
-      PORT: '0',
-      MOCK_PORT: '0',
-      LOG_LEVEL: 'silent',
-    });
+    const sandbox = await startDev(path.join(dir, 'assessment.db'));
     try {
       expect(sandbox.kind).toBe('assessment');
       const text = banner(sandbox);

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, expect, it } from 'vitest';
-import { startSandbox } from '../../scripts/dev.js';
 import { signVendorResult } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
-import { sendFromGreenhouse } from './support.js';
+import { sendFromGreenhouse, startDev } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-greenhouse-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,14 +18,7 @@ const RESULTS_SECRET = 'greenhouse-results-secret-0123456789abcdef';
  * and once the result is in, the partner PATCHes the mock, which reads test_status.
  */
 it('Initech lists the demo tests, sends one to Katherine, and shows the score and results link after the partner PATCHes', async () => {
-  const sandbox = await startSandbox({
-    PATH: process.env.PATH,
-    DATABASE_PATH: path.join(dir, 'partner.db'),
-    PORT: '0',
-    MOCK_PORT: '0',
-    LOG_LEVEL: 'silent',
-    VENDOR_RESULTS_SECRET: RESULTS_SECRET,
-  });
+  const sandbox = await startDev(path.join(dir, 'partner.db'), { VENDOR_RESULTS_SECRET: RESULTS_SECRET });
   try {
     const mock = request(sandbox.mockUrl);
     const interviewId = await sendFromGreenhouse(sandbox.mockUrl);

@@ -3,23 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../scripts/dev.js';
 import { storedMails } from '../invitations/support.js';
 import { eventually } from '../support/eventually.js';
-import { ACME, ADA } from './support.js';
+import { ACME, ADA, startDev } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-dev-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run dev delivers report updates to the mock', () => {
   it('a test sent in the sandbox gets its links on the platform, and the invitation e-mail is kept in the database and shown in the dashboard', async () => {
-    const sandbox = await startSandbox({
-      PATH: process.env.PATH,
-      DATABASE_PATH: path.join(dir, 'partner.db'),
-      PORT: '0',
-      MOCK_PORT: '0',
-      LOG_LEVEL: 'silent',
-    });
+    const sandbox = await startDev(path.join(dir, 'partner.db'));
     try {
       const tests = await request(sandbox.mockUrl).get(`/api/marketplace/c/${ACME.id}/partners/${sandbox.codename}/tests`).expect(200);
       const test = tests.body.tests[0] as { id: number; name: string };

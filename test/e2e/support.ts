@@ -10,6 +10,7 @@ import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
+import { startSandbox } from '../../scripts/dev.js';
 import { startPartner as startPartnerWith, type StartOptions } from '../../src/partner/index.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import type { Report } from '../../src/contract/schemas.js';
@@ -189,4 +190,12 @@ export async function sendFromGreenhouse(mockUrl: string): Promise<string> {
   const interviewId = /partner_interview_id <code>([^<]+)<\/code>/.exec(page.text)?.[1];
   if (!interviewId || !/^[0-9a-f-]{36}$/.test(interviewId)) throw new Error(`no partner_interview_id on the candidate page:\n${page.text}`);
   return interviewId;
+}
+
+/**
+ * `npm run dev` as a function: both servers on ports the system picks, quiet, the partner's
+ * database at `databasePath`; `env` adds settings.
+ */
+export function startDev(databasePath: string, env: Record<string, string> = {}) {
+  return startSandbox({ PATH: process.env.PATH, DATABASE_PATH: databasePath, PORT: '0', MOCK_PORT: '0', LOG_LEVEL: 'silent', ...env });
 }

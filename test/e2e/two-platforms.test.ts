@@ -4,10 +4,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterAll, expect, it } from 'vitest';
-import { startSandbox } from '../../scripts/dev.js';
 import { signVendorResult } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
-import { ACME, ADA, INITECH, KATHERINE, sendFromGreenhouse } from './support.js';
+import { ACME, ADA, INITECH, KATHERINE, sendFromGreenhouse, startDev } from './support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-two-platforms-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,14 +21,7 @@ const RESULTS_SECRET = 'two-platforms-results-secret-0123456789ab';
  */
 it('one provider and one account serve a candidate sent from the hiring platform and one sent from Greenhouse: each platform shows its result', async () => {
   const databasePath = path.join(dir, 'partner.db');
-  const sandbox = await startSandbox({
-    PATH: process.env.PATH,
-    DATABASE_PATH: databasePath,
-    PORT: '0',
-    MOCK_PORT: '0',
-    LOG_LEVEL: 'silent',
-    VENDOR_RESULTS_SECRET: RESULTS_SECRET,
-  });
+  const sandbox = await startDev(databasePath, { VENDOR_RESULTS_SECRET: RESULTS_SECRET });
   try {
     const mock = request(sandbox.mockUrl);
     const partner = request(sandbox.partnerUrl);
