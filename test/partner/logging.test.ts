@@ -113,19 +113,7 @@ describe('log format', () => {
     const { lines, stream } = capture();
     const logger = createLogger('info', stream, { server: 'partner' });
     logger.info('hello');
-    // What is logged does not depend on the database: an in-memory SQLite one, on either project.
-    const db = openDb(':memory:');
-    const sql = sqliteSql(db);
-    const app = createApp({
-      config: { bodyLimitBytes: 64 * 1024, trustProxy: false },
-      sql,
-      logger,
-      logDestination: stream,
-      clock: systemClock,
-      provider: await demoOn(sql),
-      core: partnerCore(sql, systemClock, { kind: 'assessment' }),
-      ...appPlatforms(),
-    });
+    const { app, db } = await appLogging(logger, stream);
     await request(app).get('/healthz').expect(200);
     db.close();
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
