@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 
 /**
  * The fork as a vendor makes one: a copy of the repository in which src/provider/index.ts, and no
@@ -101,17 +101,25 @@ async function completed(command: string, args: string[], env: Record<string, st
   return { code: await ran.exited, output: ran.output() };
 }
 
+/** `npm run build` in the fork, run once, by whichever test needs it first. */
+let building: Promise<{ code: number | null; output: string }> | undefined;
+const built = () => (building ??= completed('npm', ['run', 'build']));
+
 /** The customer account the vendor creates for a test, with its token. */
-async function createAccount(database: string): Promise<string> {
+async function createAccount(expect: ExpectStatic, database: string): Promise<string> {
   const created = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--json'], { DATABASE_PATH: database });
   expect(created.code, created.output).toBe(0);
   return (JSON.parse(/\{.*\}/.exec(created.output)![0]) as { token: string }).token;
 }
 
-/** Starts the built server by `command`, asks its tests callback, checks it is the fork's provider, and stops it. */
-async function servesTheForksProvider(command: string, args: string[], name: string) {
+/**
+ * Creates an account, then, once `npm run build` has succeeded, starts the built server by
+ * `command`, asks its tests callback, checks it is the fork's provider, and stops it.
+ */
+async function servesTheForksProvider(expect: ExpectStatic, command: string, args: string[], name: string) {
   const database = path.join(fork, 'data', `${name}.db`);
-  const token = await createAccount(database);
+  const token = await createAccount(expect, database);
+  expect((await built()).code).toBe(0);
   const server = run(command, args, { DATABASE_PATH: database, PORT: '0', LOG_LEVEL: 'info' });
   try {
     const [, port] = await server.waitFor(/"port":(\d+).*"msg":"partner server listening"/);
@@ -130,35 +138,37 @@ async function servesTheForksProvider(command: string, args: string[], name: str
   }
 }
 
-describe('a fork that replaces src/provider/index.ts, and nothing else', () => {
-  // One build, for the start and the image's command after it.
-  it('npm run build compiles its provider, and neither the mock nor the test harness', async () => {
-    const build = await completed('npm', ['run', 'build']);
+// At once, each on a database of its own and a port the system picks: most of each test is waiting
+// for a process (npm, tsx, tsc) to start or finish, which the others fill. The start and the
+// image's command wait for the one build.
+describe.concurrent('a fork that replaces src/provider/index.ts, and nothing else', () => {
+  it('npm run build compiles its provider, and neither the mock nor the test harness', async ({ expect }) => {
+    const build = await built();
     expect(build.code, build.output).toBe(0);
     expect(readFileSync(path.join(fork, 'dist/src/provider/index.js'), 'utf8')).toContain('typing.example');
     for (const absent of ['dist/src/mock-platform', 'dist/src/testing', 'dist/src/provider/index.test.js']) expect(existsSync(path.join(fork, absent)), absent).toBe(false);
   }, 300_000);
 
-  it('npm start runs its provider, which read .env as it loaded', async () => {
-    await servesTheForksProvider('npm', ['start'], 'start');
-  }, 120_000);
+  it('npm start runs its provider, which read .env as it loaded', async ({ expect }) => {
+    await servesTheForksProvider(expect, 'npm', ['start'], 'start');
+  }, 300_000);
 
-  it("the Docker image's command runs its provider", async () => {
+  it("the Docker image's command runs its provider", async ({ expect }) => {
     const cmd = readFileSync(path.join(fork, 'Dockerfile'), 'utf8')
       .split('\n')
       .filter((line) => line.startsWith('CMD '))
       .at(-1)!;
     const [command, ...args] = JSON.parse(cmd.slice(4)) as string[];
-    await servesTheForksProvider(command!, args, 'image');
-  }, 120_000);
+    await servesTheForksProvider(expect, command!, args, 'image');
+  }, 300_000);
 
-  it('npm run accounts refuses --test: its provider has no catalog', async () => {
+  it('npm run accounts refuses --test: its provider has no catalog', async ({ expect }) => {
     const refused = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--test', 'SQL'], { DATABASE_PATH: path.join(fork, 'data', 'accounts.db') });
     expect(refused.code).toBe(2);
     expect(refused.output).toContain('the provider has no catalog');
   }, 120_000);
 
-  it('npm run dev runs its provider: the platform lists its tests', async () => {
+  it('npm run dev runs its provider: the platform lists its tests', async ({ expect }) => {
     const dev = run('npm', ['run', 'dev'], { DATABASE_PATH: path.join(fork, 'data', 'dev.db'), PORT: '0', MOCK_PORT: '0' });
     try {
       const [, mockUrl] = await dev.waitFor(/Mock platform \(sandbox UI\)\s+(http:\/\/\S+)/);
