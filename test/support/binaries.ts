@@ -96,8 +96,11 @@ const SYSTEM_CHROMIUMS = [
 
 /**
  * The browsers the page tests try, in order (CHROMIUM_PATH aside, which is the only one when set):
- * unless TEST_BINARIES=bundled, Playwright's own build, Google Chrome's channel and the usual
- * install paths; then npm's @sparticuz/chromium.
+ * Playwright's own build if it was downloaded; npm's @sparticuz/chromium (Linux); then Google
+ * Chrome's channel and the usual install paths. npm's comes before the system's because it is
+ * Chromium's headless shell, which does not carry the whole browser: the page tests ran in half
+ * the time on it (19 s against 41 s for three page-test files, against Debian's `chromium`).
+ * TEST_BINARIES=bundled: npm's only.
  */
 export function chromiumCandidates(): ChromiumCandidate[] {
   const found: ChromiumCandidate[] = [];
@@ -109,8 +112,6 @@ export function chromiumCandidates(): ChromiumCandidate[] {
       // No build for this platform: the other places may still have one.
     }
     if (playwrights && existsSync(playwrights)) found.push({ describe: `Playwright's Chromium at ${playwrights}`, kind: 'file', options: async () => ({ executablePath: playwrights }) });
-    found.push({ describe: "the 'chrome' channel (Google Chrome where Playwright expects it)", kind: 'channel', options: async () => ({ channel: 'chrome' }) });
-    for (const file of SYSTEM_CHROMIUMS.filter((f) => existsSync(f))) found.push({ describe: file, kind: 'file', options: async () => ({ executablePath: file }) });
   }
   found.push({
     describe: "npm's Chromium (@sparticuz/chromium)",
@@ -120,17 +121,26 @@ export function chromiumCandidates(): ChromiumCandidate[] {
       return { executablePath, env: { ...process.env, ...env } };
     },
   });
+  if (!onlyBundled()) {
+    found.push({ describe: "the 'chrome' channel (Google Chrome where Playwright expects it)", kind: 'channel', options: async () => ({ channel: 'chrome' }) });
+    for (const file of SYSTEM_CHROMIUMS.filter((f) => existsSync(f))) found.push({ describe: file, kind: 'file', options: async () => ({ executablePath: file }) });
+  }
   return found;
 }
 
 /**
- * Unpacks npm's Chromium now, once, when the page tests will use it (TEST_BINARIES=bundled, or no
- * CHROMIUM_PATH and no browser of the system where one is looked for): the test processes would
- * otherwise each unpack it on their first launch.
+ * Unpacks npm's Chromium now, once, when the page tests will use it (no CHROMIUM_PATH, and no
+ * Playwright build before it): the test processes would otherwise each unpack it on their first launch.
  */
 export async function prepareChromium(): Promise<void> {
   if (process.env.CHROMIUM_PATH) return;
-  if (chromiumCandidates().find((c) => c.kind !== 'channel')?.kind === 'bundled') await bundledChromium();
+  if (chromiumCandidates()[0]?.kind !== 'bundled') return;
+  try {
+    await bundledChromium();
+  } catch (err) {
+    // None for this platform, or not installed: the page tests try the others, and say what each did.
+    if (onlyBundled()) throw err;
+  }
 }
 
 /**
@@ -163,10 +173,6 @@ export async function bundledChromium(): Promise<{ executablePath: string; env: 
       ]);
       const failed = unpacked.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
-      writeFileSync(
-        path.join(unpacking, 'fonts.conf'),
-        `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${path.join(dir, 'fonts')}</dir><cachedir>${path.join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`,
-      );
       renameSync(unpacking, dir);
     } catch (err) {
       rmSync(unpacking, { recursive: true, force: true });
@@ -177,8 +183,25 @@ export async function bundledChromium(): Promise<{ executablePath: string; env: 
   return {
     executablePath: path.join(dir, 'chromium'),
     // Its own NSS, NSPR and expat (the al2023 folder) and SwiftShader (beside it); its own fonts.
-    env: { LD_LIBRARY_PATH: [path.join(dir, 'lib'), dir].join(':'), FONTCONFIG_FILE: path.join(dir, 'fonts.conf') },
+    env: { LD_LIBRARY_PATH: [path.join(dir, 'lib'), dir].join(':'), FONTCONFIG_FILE: fontsConfig(dir) },
   };
+}
+
+/**
+ * The fontconfig file that points npm's Chromium at its fonts, written for the folder the build is
+ * in now. fontconfig needs absolute paths, and the project may have moved since the build was
+ * unpacked (a folder renamed, a copy with its node_modules): pointing at the old place, every page
+ * would render without a font, its text empty. Rewritten, by a rename, only when it names another place.
+ */
+export function fontsConfig(dir: string): string {
+  const file = path.join(dir, 'fonts.conf');
+  const wanted = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${path.join(dir, 'fonts')}</dir><cachedir>${path.join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`;
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== wanted) {
+    const writing = `${file}.${process.pid}`;
+    writeFileSync(writing, wanted);
+    renameSync(writing, file);
+  }
+  return file;
 }
 
 /** Unpacks a Brotli-compressed tar archive into `dir`, with the system's tar. */
