@@ -93,7 +93,8 @@ export async function startPostgres(options: { durable?: boolean; password?: str
     'start',
   ]);
   const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
-  const guardian = guard(command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']), dir);
+  const stopArgs = ['-D', data, '-m', 'immediate', 'stop'];
+  const guardian = guard(command('pg_ctl', stopArgs), dir);
   return {
     url,
     createDatabase: (name) => createDatabaseOn(url, name),
@@ -122,7 +123,7 @@ export async function startPostgres(options: { durable?: boolean; password?: str
     },
     stop() {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+        run('pg_ctl', stopArgs);
       } finally {
         rmSync(dir, { recursive: true, force: true });
         guardian.kill();

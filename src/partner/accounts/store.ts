@@ -31,6 +31,9 @@ function toSummary(r: SummaryRow): AccountSummary {
 
 export type AccountStore = ReturnType<typeof accountStore>;
 
+/** An account as read with one of its tokens. */
+type TokenRow = AccountRow & { digest: Buffer; revoked_at: string | null };
+
 const SUMMARY = `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
         (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
    FROM accounts a`;
@@ -40,17 +43,19 @@ export function accountStore(sql: Sql, clock: Clock) {
   // Every callback authenticates; tokens already seen skip the parse, hash and query. Any write to
   // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see lib/perf/read-cache.ts.
   const authenticated = readCache<string, Account>(sql, { max: 10_000 });
+  /** The row's account when the row is `token`'s: not revoked, and its secret matches the stored digest. */
+  const accountIf = (token: string, row: TokenRow | undefined): Account | undefined =>
+    row && row.revoked_at === null && tokenMatches(token, row.digest) ? Object.freeze({ id: row.id, name: row.name, companyId: row.company_id }) : undefined;
   const lookupToken = async (token: string): Promise<Account | undefined> => {
     const parsed = parseToken(token);
     if (!parsed) return undefined;
-    const row = await sql.get<AccountRow & { digest: Buffer; revoked_at: string | null }>(
+    const row = await sql.get<TokenRow>(
       `SELECT a.id, a.name, a.company_id, t.digest, t.revoked_at
          FROM account_tokens t JOIN accounts a ON a.id = t.account_id
         WHERE t.lookup = $1`,
       [parsed.lookup],
     );
-    if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
-    return Object.freeze({ id: row.id, name: row.name, companyId: row.company_id });
+    return accountIf(token, row);
   };
 
   /**
@@ -60,7 +65,7 @@ export function accountStore(sql: Sql, clock: Clock) {
   const lookupWithTests = async (token: string): Promise<{ account: Account; tests: { id: number; name: string }[] } | undefined> => {
     const parsed = parseToken(token);
     if (!parsed) return undefined;
-    const rows = await sql.all<AccountRow & { digest: Buffer; revoked_at: string | null; test_id: number | null; test_name: string | null }>(
+    const rows = await sql.all<TokenRow & { test_id: number | null; test_name: string | null }>(
       `SELECT a.id, a.name, a.company_id, t.digest, t.revoked_at, c.id AS test_id, c.name AS test_name
          FROM account_tokens t JOIN accounts a ON a.id = t.account_id
          LEFT JOIN tests c ON c.account_id = a.id
@@ -68,10 +73,9 @@ export function accountStore(sql: Sql, clock: Clock) {
         ORDER BY c.id`,
       [parsed.lookup],
     );
-    const row = rows[0];
-    if (!row || row.revoked_at !== null || !tokenMatches(token, row.digest)) return undefined;
-    const tests = row.test_id === null ? [] : rows.map((r) => ({ id: r.test_id!, name: r.test_name! }));
-    return { account: Object.freeze({ id: row.id, name: row.name, companyId: row.company_id }), tests };
+    const account = accountIf(token, rows[0]);
+    if (!account) return undefined;
+    return { account, tests: rows[0]!.test_id === null ? [] : rows.map((r) => ({ id: r.test_id!, name: r.test_name! })) };
   };
 
   const issueFor = async (tx: Sql, accountId: number): Promise<string> => {
