@@ -6,7 +6,7 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
@@ -24,7 +24,7 @@ export const CODENAME = 'demo-assessments';
 /** The partner server as `npm start` runs it (its own SQLite file), listening on a free port. */
 export async function startPartner() {
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-e2e-'));
-  const settings = await freshDatabase(dir);
+  const settings = await freshDatabase(dir, 'demo');
   const config = loadConfig({ ...settings, PORT: '0', LOG_LEVEL: 'silent' });
   const running = await main(config);
   const { port } = running.server.address() as { port: number };
@@ -54,6 +54,7 @@ export async function startPartner() {
     },
     async close() {
       await running.close();
+      await recycleDatabase(database.sql, settings);
       await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -121,7 +122,7 @@ export async function startForkedPartner(
   // The partner needs its secret before it starts, and knows its port only once started.
   const secret = await register('http://127.0.0.1:0');
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-fork-'));
-  const settings = await freshDatabase(dir);
+  const settings = await freshDatabase(dir, start.provider ? 'kit' : 'demo');
   const partner = await startPartnerWith({
     ...start,
     config: loadConfig({
@@ -163,6 +164,7 @@ export async function startForkedPartner(
     },
     async close() {
       await partner.close();
+      await recycleDatabase(database.sql, settings);
       await database.close();
       rmSync(dir, { recursive: true, force: true });
     },

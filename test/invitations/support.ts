@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/partner/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
@@ -58,7 +58,7 @@ export interface FlowOptions {
  */
 export async function flowHarness(options: FlowOptions = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
-  const settings = options.database ?? (await freshDatabase(dir));
+  const settings = options.database ?? (await freshDatabase(dir, options.provider ? 'kit' : 'demo'));
   const dbFile = settings.DATABASE_PATH;
   const clock = fakeClock();
   let server: Server | undefined;
@@ -197,8 +197,10 @@ export async function flowHarness(options: FlowOptions = {}) {
       if (server) await new Promise((resolve) => server!.close(resolve));
       mailer.close();
       await ownAgent?.close();
+      const gone = !options.keepFiles;
+      if (gone) await recycleDatabase(sql, settings);
       await database.close();
-      if (!options.keepFiles) rmSync(dir, { recursive: true, force: true });
+      if (gone) rmSync(dir, { recursive: true, force: true });
     },
   };
   return h;

@@ -8,7 +8,7 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { freshDatabase } from './database.js';
+import { freshDatabase, recycleDatabase } from './database.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 
@@ -19,7 +19,7 @@ import { main } from '../../src/partner/server.js';
  */
 export async function startKitPartner(env: Record<string, string> = {}, options: { database?: { DATABASE_PATH: string; DATABASE_URL?: string }; clock?: Clock } = {}) {
   const dir = options.database ? undefined : mkdtempSync(path.join(tmpdir(), 'kit-partner-'));
-  const settings = options.database ?? (await freshDatabase(dir!));
+  const settings = options.database ?? (await freshDatabase(dir!, 'demo'));
   const config = loadConfig({ ...settings, PORT: '0', LOG_LEVEL: 'silent', ...env });
   // The partner's own connection, where a test creates the customer accounts it needs. (A second
   // connection in this process would deadlock on SQLite: the partner's write waiting on the test's
@@ -46,6 +46,7 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
     },
     async close() {
       await running.close();
+      if (dir) await recycleDatabase(database.sql, settings);
       await database.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

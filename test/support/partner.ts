@@ -11,7 +11,7 @@ import { systemClock, type Clock } from '../../src/lib/clock.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
+import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { invitationLinks } from '../../src/partner/invitations/links.js';
@@ -103,7 +103,7 @@ export async function partnerHarness(
   } = {},
 ): Promise<PartnerHarness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
-  const settings = await freshDatabase(dir);
+  const settings = await freshDatabase(dir, options.provider ? 'kit' : 'demo');
   const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
   const sql = options.sql ? options.sql(database.sql) : database.sql;
   const clock = fakeClock();
@@ -141,6 +141,7 @@ export async function partnerHarness(
     row: (text, ...params) => rowOf(sql, text, ...params),
     rows: (text, ...params) => rowsOf(sql, text, ...params),
     async close() {
+      await recycleDatabase(database.sql, settings);
       await database.close();
       rmSync(dir, { recursive: true, force: true });
     },

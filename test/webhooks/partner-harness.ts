@@ -8,7 +8,7 @@ import { accountStore, type AccountStore } from '../../src/partner/accounts/stor
 import { signWebhookBody } from '../../src/contract/signature.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
@@ -133,6 +133,7 @@ export async function partnerWebhooks(
       return reportIds;
     },
     async close() {
+      await recycleDatabase(sql, settings);
       await database.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/lib/clock.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
+import { freshDatabase, recycleDatabase, rowsOf, type DatabaseTemplate } from '../support/database.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'recycled-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const open = async (template: DatabaseTemplate): Promise<{ url: string; database: PartnerDatabase }> => {
+  const settings = await freshDatabase(dir, template);
+  return { url: settings.DATABASE_URL!, database: await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }) };
+};
+const giveBack = async ({ url, database }: { url: string; database: PartnerDatabase }) => {
+  await recycleDatabase(database.sql, { DATABASE_URL: url });
+  await database.close();
+};
+
+/** Every table's rows but the migrations' bookkeeping, by table. */
+async function contents(database: PartnerDatabase): Promise<Record<string, number>> {
+  const tables = await rowsOf(database.sql, "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY tablename");
+  const counts: Record<string, number> = {};
+  for (const { name } of tables) counts[name as string] = Number((await rowsOf(database.sql, `SELECT count(*) AS n FROM ${name as string}`))[0]!.n);
+  return counts;
+}
+
+/** A customer with a test of the demo catalog (its questions too): rows in accounts, account_tokens, tests, demo_questions. */
+async function customer(database: PartnerDatabase) {
+  return database.sql.transaction(async (tx) => {
+    const { account } = await accountStore(tx, systemClock).create('Acme', tx);
+    const [test] = await addDemoTests(tx, systemClock, account.id, ['JavaScript']);
+    return { accountId: account.id, testId: test!.id };
+  });
+}
+
+// The tests' databases are given back and emptied for the next test (test/support/database.ts): a
+// test must not see what the one before it left, nor get a database whose schema a test changed.
+describe("the tests' PostgreSQL databases, given back", () => {
+  it('come back empty, their ids counted from the start again, as a new copy of the template is', async () => {
+    const first = await open('demo');
+    const before = await contents(first.database);
+    const made = await customer(first.database);
+    expect(Object.values(await contents(first.database)).some((n) => n > 0)).toBe(true);
+    await giveBack(first);
+
+    const again = await open('demo');
+    expect(again.url).toBe(first.url);
+    expect(await contents(again.database)).toEqual(before);
+    expect(Object.values(before).every((n) => n === 0)).toBe(true);
+    expect(await customer(again.database)).toEqual(made);
+    await giveBack(again);
+  });
+
+  it('are given only to a test asking for the template they match (the kit\'s has none of the demo\'s tables)', async () => {
+    const demo = await open('demo');
+    await giveBack(demo);
+    const kit = await open('kit');
+    expect(kit.url).not.toBe(demo.url);
+    expect(Object.keys(await contents(kit.database)).filter((t) => t.startsWith('demo_'))).toEqual([]);
+    await giveBack(kit);
+    expect((await open('demo').then(async (d) => (await giveBack(d), d.url)))).toBe(demo.url);
+  });
+
+  it.each([
+    ['a trigger', 'CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION \'no\'; END $$; CREATE TRIGGER refuse BEFORE INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION refuse()'],
+    ['a trigger it dropped again', 'CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION \'no\'; END $$; CREATE TRIGGER refuse BEFORE INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION refuse(); DROP TRIGGER refuse ON accounts'],
+    ['a table', 'CREATE TABLE my_products (id TEXT PRIMARY KEY)'],
+    ['a column', 'ALTER TABLE accounts ADD COLUMN note TEXT'],
+    ['an index', 'CREATE INDEX accounts_by_name ON accounts (name)'],
+    ['a grant', 'GRANT SELECT ON accounts TO PUBLIC'],
+    ['a setting of the database', 'DO $$ BEGIN EXECUTE format(\'ALTER DATABASE %I SET statement_timeout = 1\', current_database()); END $$'],
+    ['a migration it recorded', "INSERT INTO schema_migrations (name, applied_at) VALUES ('mine/001_products.sql', 'now')"],
+  ])('are not given again when the test left %s', async (_what, statement) => {
+    const changed = await open('demo');
+    await changed.database.sql.exec(statement);
+    await giveBack(changed);
+    const next = await open('demo');
+    expect(next.url).not.toBe(changed.url);
+    await giveBack(next);
+  });
+});
