@@ -125,8 +125,9 @@ export async function startPostgres(options: { durable?: boolean; password?: str
       try {
         run('pg_ctl', stopArgs);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
-        guardian.kill();
+        // The guardian deletes the folder: seconds, for a cluster of a whole run's databases, that
+        // need not hold up the end of the run.
+        (guardian.stdin as Socket).end();
       }
     },
   };
@@ -152,7 +153,7 @@ process.stdin.resume();
  * with Ctrl-C, a hook that timed out, a worker killed. Left running, each would keep its processes
  * and, on a RAM disk, some 140 MB of memory until the machine restarts. A process of its own reads
  * a pipe from this one, which the system closes however this process ends; neither holds the other
- * open. Stopped by `kill` once `stop` has done the work.
+ * open. `stop` closes the pipe itself once the server is stopped.
  */
 function guard(stopCommand: [string, string[]], dir: string): ChildProcess {
   const guardian = spawn(process.execPath, ['-e', GUARDIAN, JSON.stringify(stopCommand), dir], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
