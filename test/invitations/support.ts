@@ -57,7 +57,8 @@ export interface FlowOptions {
  * fake clock and the workers driven by hand (`runOnce`), so retry schedules run instantly.
  */
 export async function flowHarness(options: FlowOptions = {}) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
+  // A restart reopens the folder of the harness before, and deletes it unless it keeps the files too.
+  const dir = options.database ? path.dirname(options.database.DATABASE_PATH) : mkdtempSync(path.join(tmpdir(), 'partner-flow-'));
   const settings = options.database ?? (await freshDatabase(dir, options.provider ? 'kit' : 'demo'));
   const dbFile = settings.DATABASE_PATH;
   const clock = fakeClock();

@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
@@ -36,7 +34,7 @@ interface Seeded {
 async function seed(name: string): Promise<Seeded> {
   const url = await postgres.createDatabase(name);
   const database = await openPartnerDatabase(
-    { databasePath: path.join(mkdtempSync(path.join(tmpdir(), 'bench-baseline-')), 'unused.db'), databaseUrl: url },
+    { databasePath: '', databaseUrl: url },
     { provider: DEMO_MIGRATIONS },
   );
   const { sql } = database;
@@ -79,7 +77,7 @@ describe.each(['pg', 'postgres'])('the PostgreSQL baseline on the %s driver', (d
   beforeAll(async () => {
     seeded = await seed(`baseline_${driver}`);
     baseline = await startBaseline(seeded.url, driver);
-    db = await openPartnerDatabase({ databasePath: path.join(mkdtempSync(path.join(tmpdir(), 'bench-baseline-')), 'unused.db'), databaseUrl: seeded.url }, { provider: DEMO_MIGRATIONS });
+    db = await openPartnerDatabase({ databasePath: '', databaseUrl: seeded.url }, { provider: DEMO_MIGRATIONS });
   });
   afterAll(async () => {
     await db?.close();

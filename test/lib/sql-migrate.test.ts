@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,12 @@ const pools: pg.Pool[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
 });
+/** The SQLite files and migration folders the tests make, deleted with it. */
+const scratch = mkdtempSync(path.join(tmpdir(), 'sql-tests-'));
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
   postgres?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 const pool = (url: string) => {
   const p = postgresPool(url, { max: 2 });
@@ -45,7 +48,7 @@ describe('migrations on PostgreSQL', () => {
     const onPostgres = await sql.all<{ table_name: string; column_name: string }>(
       "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'",
     );
-    const sqlite = openDb(path.join(mkdtempSync(path.join(tmpdir(), 'parity-')), 'partner.db'), { provider: DEMO_MIGRATIONS });
+    const sqlite = openDb(path.join(mkdtempSync(path.join(scratch, 'parity-')), 'partner.db'), { provider: DEMO_MIGRATIONS });
     const tables = sqlite
       .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('sqlite_sequence', 'read_cache_generation')")
       .all()
@@ -57,7 +60,7 @@ describe('migrations on PostgreSQL', () => {
 
   it('a migration that fails leaves the schema as it was, and nothing recorded', async () => {
     const url = await postgres.createDatabase('failing');
-    const broken = mkdtempSync(path.join(tmpdir(), 'broken-'));
+    const broken = mkdtempSync(path.join(scratch, 'broken-'));
     writeFileSync(path.join(broken, '001_half.sql'), 'CREATE TABLE half (id INTEGER); CREATE TABLE half (id INTEGER);');
     const sql = postgresSql(pool(url));
     await expect(migratePostgres(sql, [KIT, { dir: broken, prefix: 'broken' }])).rejects.toThrow(/already exists/);

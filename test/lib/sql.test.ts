@@ -4,7 +4,7 @@ import { openSqlite } from '../../src/lib/db.js';
 import { countingStatements, DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -19,15 +19,18 @@ const pools: pg.Pool[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
 });
+/** The SQLite files and migration folders the tests make, deleted with it. */
+const scratch = mkdtempSync(path.join(tmpdir(), 'sql-tests-'));
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
   postgres?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 let databases = 0;
 const engines: Record<string, () => Promise<Sql>> = {
   sqlite: async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'sql-'));
+    const dir = mkdtempSync(path.join(scratch, 'sql-'));
     const migrations = path.join(dir, 'migrations');
     mkdirSync(migrations);
     const sql = sqliteSql(openSqlite(path.join(dir, 'test.db'), migrations));
@@ -134,7 +137,7 @@ describe.each(Object.keys(engines))('Sql on %s', (engine) => {
 
 describe('Sql on sqlite, one process', () => {
   const fresh = () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'sql-'));
+    const dir = mkdtempSync(path.join(scratch, 'sql-'));
     const migrations = path.join(dir, 'migrations');
     mkdirSync(migrations);
     return { file: path.join(dir, 'test.db'), migrations };

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,5 +27,6 @@ describe("the page tests' Chromium from npm", () => {
     const file = statSync(moved).ino;
     fontsConfig(build);
     expect(statSync(moved).ino).toBe(file);
+    rmSync(build, { recursive: true, force: true });
   });
 });
