@@ -9,6 +9,9 @@ import { defineConfig } from 'vitest/config';
  */
 const RAM_DISK = '/dev/shm';
 const scratch = process.env.TMPDIR === undefined && existsSync(RAM_DISK) ? { TMPDIR: RAM_DISK } : {};
+// This process too: its global setups put the run's PostgreSQL cluster and the compiled kit there.
+// On a disk, the cluster's copies of the template were written back for minutes after the run.
+if (scratch.TMPDIR) process.env.TMPDIR = scratch.TMPDIR;
 
 /**
  * The partner's tests that also run on PostgreSQL (the `postgres` project): those of the code that
