@@ -235,8 +235,21 @@ describe('two partner instances on one PostgreSQL database, behind one address',
     for (const { report_id } of owed) expect(received).toContain(report_id);
     const twice = received.length - new Set(received).size;
     expect(twice).toBeLessThanOrEqual(3 * MAIL_BATCH);
-    // Every report not canceled before its start owed one: no start was dropped.
-    expect(owed.length).toBeGreaterThanOrEqual(acknowledged.size - canceled.length);
+    // No start was dropped: every acknowledged report not canceled had its e-mail, sent, or skipped
+    // for one the vendor completed before it went out (the candidate has nothing left to take; a
+    // restart holding the platform's acceptance back, which the e-mail waits for, makes that likely).
+    const mails = new Map(
+      (await sql.all<{ report_id: string; status: string; last_error: string | null }>('SELECT report_id, status, last_error FROM mail_outbox')).map((m) => [m.report_id, m]),
+    );
+    for (const reportId of acknowledged) {
+      if (canceled.includes(reportId)) continue;
+      const mail = mails.get(reportId);
+      if (mail?.status === 'sent') continue;
+      expect({ mail, completed: completed.includes(reportId) }, reportId).toEqual({
+        mail: { report_id: reportId, status: 'skipped', last_error: 'the invitation is completed' },
+        completed: true,
+      });
+    }
 
     // Every update delivered, in order, once per status: per report, the platform took its links
     // first and its status once; only requests in flight when the instance died, or whose answer
