@@ -4,23 +4,32 @@ import type { Sql } from './sql.js';
 
 /** Any number that no other advisory lock of the kit's uses: every instance takes this one to migrate. */
 const MIGRATION_LOCK = 7_305_011;
+/** PostgreSQL's SQLSTATE for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * Applies the `NNN_name.sql` files of each folder that `schema_migrations` does not list yet (as
  * `prefix/NNN_name.sql`), in order, all in one transaction: PostgreSQL's DDL is transactional, so
  * a failed migration leaves the schema as it was. The transaction first takes an advisory lock, so
  * instances starting together migrate one after the other: the first applies, the others wait,
- * then find nothing left to do. Returns what this call applied.
+ * then find nothing left to do. A database already up to date (every start but the first) is
+ * found so with one read, without the transaction. Returns what this call applied.
  */
 export async function migratePostgres(sql: Sql, sequences: readonly { dir: string; prefix: string }[]): Promise<string[]> {
+  const names = sequences.flatMap(({ dir, prefix }) => migrationFiles(dir).map((file) => `${prefix}/${file}`));
+  // Up to date, as every start after the first finds it: one read, no transaction, no lock.
+  const listed = await sql.all<{ name: string }>('SELECT name FROM schema_migrations WHERE name = ANY ($1)', [names]).catch((err: unknown) => {
+    if ((err as { code?: string }).code === UNDEFINED_TABLE) return []; // a new database
+    throw err;
+  });
+  if (listed.length === names.length) return [];
   return sql.transaction(async (tx) => {
     await tx.get('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const applied = new Set((await tx.all<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
     const done: string[] = [];
     for (const { dir, prefix } of sequences) {
-      const files = readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
-      for (const file of files) {
+      for (const file of migrationFiles(dir)) {
         const name = `${prefix}/${file}`;
         if (applied.has(name)) continue;
         await tx.exec(readFileSync(path.join(dir, file), 'utf8'));
@@ -30,4 +39,9 @@ export async function migratePostgres(sql: Sql, sequences: readonly { dir: strin
     }
     return done;
   });
+}
+
+/** A folder's migrations, `NNN_name.sql`, in the order they apply. */
+function migrationFiles(dir: string): string[] {
+  return readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
 }

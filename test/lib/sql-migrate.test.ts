@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/lib/sql-migrate.js';
-import { postgresPool, postgresSql } from '../../src/lib/sql.js';
+import { countingStatements, postgresPool, postgresSql } from '../../src/lib/sql.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
@@ -40,6 +40,18 @@ describe('migrations on PostgreSQL', () => {
     const rows = await postgresSql(pool(url)).all<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
     expect(rows.map((r) => r.name)).toEqual(['demo/001_demo_tables.sql', 'kit/001_initial.sql', 'kit/002_platform_accepted.sql', 'kit/003_product_cancel.sql', 'kit/004_platforms.sql']);
     expect(await migratePostgres(postgresSql(pool(url)), [KIT, DEMO])).toEqual([]);
+  });
+
+  it('a database already up to date is found so with one read (no transaction, no lock); one a migration is missing from is brought up to date', async () => {
+    const url = await postgres.createDatabase('up_to_date');
+    const sql = postgresSql(pool(url));
+    await migratePostgres(sql, [KIT]);
+    const counter = { statements: 0 };
+    expect(await migratePostgres(countingStatements(sql, counter), [KIT])).toEqual([]);
+    expect(counter.statements).toBe(1);
+    // The demo's, new to it: the whole transaction, which applies it.
+    expect(await migratePostgres(countingStatements(sql, counter), [KIT, DEMO])).toEqual(['demo/001_demo_tables.sql']);
+    expect(counter.statements).toBeGreaterThan(2);
   });
 
   it('gives PostgreSQL the same tables and columns as SQLite, the read cache\'s counter aside', async () => {
