@@ -16,8 +16,14 @@ const UNDEFINED_TABLE = '42P01';
  * found so with one read, without the transaction. Returns what this call applied.
  */
 export async function migratePostgres(sql: Sql, sequences: readonly { dir: string; prefix: string }[]): Promise<string[]> {
-  const names = sequences.flatMap(({ dir, prefix }) => migrationFiles(dir).map((file) => `${prefix}/${file}`));
+  const migrations = sequences.flatMap(({ dir, prefix }) =>
+    readdirSync(dir)
+      .filter((f) => /^\d+_.+\.sql$/.test(f))
+      .sort()
+      .map((file) => ({ name: `${prefix}/${file}`, file: path.join(dir, file) })),
+  );
   // Up to date, as every start after the first finds it: one read, no transaction, no lock.
+  const names = migrations.map((m) => m.name);
   const listed = await sql.all<{ name: string }>('SELECT name FROM schema_migrations WHERE name = ANY ($1)', [names]).catch((err: unknown) => {
     if ((err as { code?: string }).code === UNDEFINED_TABLE) return []; // a new database
     throw err;
@@ -28,20 +34,12 @@ export async function migratePostgres(sql: Sql, sequences: readonly { dir: strin
     await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const applied = new Set((await tx.all<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
     const done: string[] = [];
-    for (const { dir, prefix } of sequences) {
-      for (const file of migrationFiles(dir)) {
-        const name = `${prefix}/${file}`;
-        if (applied.has(name)) continue;
-        await tx.exec(readFileSync(path.join(dir, file), 'utf8'));
-        await tx.run('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, new Date().toISOString()]);
-        done.push(name);
-      }
+    for (const { name, file } of migrations) {
+      if (applied.has(name)) continue;
+      await tx.exec(readFileSync(file, 'utf8'));
+      await tx.run('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, new Date().toISOString()]);
+      done.push(name);
     }
     return done;
   });
-}
-
-/** A folder's migrations, `NNN_name.sql`, in the order they apply. */
-function migrationFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -6,7 +6,7 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
@@ -54,9 +54,7 @@ export async function startPartner() {
     },
     async close() {
       await running.close();
-      await recycleDatabase(database.sql, settings);
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
+      await discardDatabase(database, settings, dir);
     },
   };
 }
@@ -164,9 +162,7 @@ export async function startForkedPartner(
     },
     async close() {
       await partner.close();
-      await recycleDatabase(database.sql, settings);
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
+      await discardDatabase(database, settings, dir);
     },
   };
 }

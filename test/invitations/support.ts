@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/partner/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
@@ -198,10 +198,8 @@ export async function flowHarness(options: FlowOptions = {}) {
       if (server) await new Promise((resolve) => server!.close(resolve));
       mailer.close();
       await ownAgent?.close();
-      const gone = !options.keepFiles;
-      if (gone) await recycleDatabase(sql, settings);
-      await database.close();
-      if (gone) rmSync(dir, { recursive: true, force: true });
+      if (options.keepFiles) await database.close();
+      else await discardDatabase(database, settings, dir);
     },
   };
   return h;

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/lib/clock.js';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { freshDatabase, recycleDatabase, rowsOf, type DatabaseTemplate } from '../support/database.js';
+import { discardDatabase, freshDatabase, rowsOf, type DatabaseTemplate } from '../support/database.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recycled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,10 +15,7 @@ const open = async (template: DatabaseTemplate): Promise<{ url: string; database
   const settings = await freshDatabase(dir, template);
   return { url: settings.DATABASE_URL!, database: await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }) };
 };
-const giveBack = async ({ url, database }: { url: string; database: PartnerDatabase }) => {
-  await recycleDatabase(database.sql, { DATABASE_URL: url });
-  await database.close();
-};
+const giveBack = ({ url, database }: { url: string; database: PartnerDatabase }) => discardDatabase(database, { DATABASE_URL: url });
 
 /** Every table's rows but the migrations' bookkeeping, by table. */
 async function contents(database: PartnerDatabase): Promise<Record<string, number>> {

@@ -1,8 +1,9 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/lib/db.js';
-import type { Sql } from '../../src/lib/sql.js';
+import { postgresPool, postgresSql, type Sql } from '../../src/lib/sql.js';
+import type { PartnerDatabase } from '../../src/partner/db/open.js';
 import { createDatabaseOn } from './postgres.js';
 
 /**
@@ -21,8 +22,7 @@ export type DatabaseTemplate = 'kit' | 'demo';
  * The settings of a fresh partner database for one test: a SQLite file in `dir`, or a database on
  * the run's PostgreSQL server (DATABASE_URL), already migrated (test/postgres-setup.ts), with the
  * demo provider's tables too for a test whose partner builds the demo (`demo`: on SQLite the
- * partner creates them in the file as it starts). A harness that deletes `dir` when its test is
- * done gives a PostgreSQL one back with `recycleDatabase`.
+ * partner creates them in the file as it starts). A harness ends with `discardDatabase`.
  */
 export async function freshDatabase(dir: string, template: DatabaseTemplate = 'kit'): Promise<{ DATABASE_PATH: string; DATABASE_URL?: string }> {
   const file = path.join(dir, 'partner.db');
@@ -37,7 +37,7 @@ export async function freshDatabase(dir: string, template: DatabaseTemplate = 'k
  */
 const spare: Record<DatabaseTemplate, string[]> = { kit: [], demo: [] };
 
-/** How a copy of each template is recognised, and the statement that empties one (see `recycleDatabase`). */
+/** How a copy of each template is recognised, and the statement that empties one (see `discardDatabase`). */
 const templates: Partial<Record<DatabaseTemplate, Promise<{ catalog: string; empty: string }>>> = {};
 
 async function createdDatabase(template: DatabaseTemplate): Promise<string> {
@@ -47,24 +47,30 @@ async function createdDatabase(template: DatabaseTemplate): Promise<string> {
 }
 
 /**
- * Gives back a database of `freshDatabase` when its test is done, through the test's last
- * connection to it (`sql`, closed next): the next test of this worker asking for the template it
- * matches gets it emptied. One whose catalog differs from both templates' (a test's table, column,
- * trigger, function or grant: any row of the catalog written since the copy) is left as it is.
+ * Closes a test's last connection to its database (`database`, opened on `settings`) and discards
+ * the database: deletes `dir`, the SQLite file's folder, and gives a PostgreSQL one back for the
+ * next test of this worker asking for the template it matches, emptied. One whose catalog differs
+ * from both templates' (a test's table, column, trigger, function or grant: any row of the catalog
+ * written since the copy) is not given back.
  */
-export async function recycleDatabase(sql: Sql, settings: { DATABASE_URL?: string }): Promise<void> {
-  if (!ON_POSTGRES || settings.DATABASE_URL === undefined) return;
+export async function discardDatabase(database: PartnerDatabase, settings: { DATABASE_URL?: string }, dir?: string): Promise<void> {
+  if (ON_POSTGRES && settings.DATABASE_URL !== undefined) await giveBack(database.sql, settings.DATABASE_URL);
+  await database.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+async function giveBack(sql: Sql, url: string): Promise<void> {
   try {
     const now = await sql.get<{ catalog: string }>(CATALOG);
     for (const [name, template] of Object.entries(templates) as [DatabaseTemplate, Promise<{ catalog: string; empty: string }>][]) {
       const { catalog, empty } = await template;
       if (now?.catalog !== catalog) continue;
       await sql.exec(empty);
-      spare[name].push(settings.DATABASE_URL);
+      spare[name].push(url);
       return;
     }
   } catch {
-    // Not reused: a test whose connections the server ended (a restart) leaves its database as it is.
+    // Not given back: a test whose connections the server ended (a restart) leaves its database as it is.
   }
 }
 
@@ -86,20 +92,20 @@ const CATALOG = `SELECT concat_ws(' ', ${[
 
 /** Read on a copy of a template nobody has used yet (the template itself may not be connected to while others copy it). */
 async function ofTemplate(url: string): Promise<{ catalog: string; empty: string }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const pool = postgresPool(url, { max: 1 });
+  const sql = postgresSql(pool);
   try {
-    const { rows } = await client.query<{ catalog: string }>(CATALOG);
+    const { catalog } = (await sql.get<{ catalog: string }>(CATALOG))!;
     // Every table but the bookkeeping emptied, foreign keys unchecked meanwhile (they all are), and
     // every sequence restarted.
-    const statements = await client.query<{ statement: string }>(`
+    const statements = await sql.all<{ statement: string }>(`
       SELECT format('DELETE FROM %s;', oid::regclass) AS statement FROM pg_class
         WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace AND relname <> 'schema_migrations'
       UNION ALL SELECT format('SELECT setval(%L, %s, false);', format('%I.%I', schemaname, sequencename), start_value) FROM pg_sequences`);
-    const empty = ['BEGIN; SET LOCAL session_replication_role = replica;', ...statements.rows.map((row) => row.statement), 'COMMIT;'].join('\n');
-    return { catalog: rows[0]!.catalog, empty };
+    const empty = ['BEGIN; SET LOCAL session_replication_role = replica;', ...statements.map((row) => row.statement), 'COMMIT;'].join('\n');
+    return { catalog, empty };
   } finally {
-    await client.end();
+    await pool.end();
   }
 }
 

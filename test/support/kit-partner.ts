@@ -1,6 +1,6 @@
 import type { Clock } from '../../src/lib/clock.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { freshDatabase, recycleDatabase } from './database.js';
+import { discardDatabase, freshDatabase } from './database.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 
@@ -46,9 +46,9 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
     },
     async close() {
       await running.close();
-      if (dir) await recycleDatabase(database.sql, settings);
-      await database.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      // A database it was given (a restart's) stays for whoever gave it.
+      if (dir) await discardDatabase(database, settings, dir);
+      else await database.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AccountStore } from '../../src/partner/accounts/store.js';
@@ -11,7 +11,7 @@ import { systemClock, type Clock } from '../../src/lib/clock.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
+import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { invitationLinks } from '../../src/partner/invitations/links.js';
@@ -140,11 +140,7 @@ export async function partnerHarness(
     },
     row: (text, ...params) => rowOf(sql, text, ...params),
     rows: (text, ...params) => rowsOf(sql, text, ...params),
-    async close() {
-      await recycleDatabase(database.sql, settings);
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => discardDatabase(database, settings, dir),
   };
 }
 

@@ -61,18 +61,23 @@ function readableByPostgres(bin: string): string {
 
 /**
  * A throwaway PostgreSQL server for the tests: a new cluster in a temporary folder (a copy of
- * `initialised`'s, unless it asks for a password), on a free loopback port, stopped and deleted by
- * `stop`; the system's or npm's (test/support/binaries.ts).
+ * `initialised`'s, unless it asks for a password), on a free loopback port, stopped by `stop` (and
+ * its folder deleted just after, by its guardian); the system's or npm's (test/support/binaries.ts).
  * PostgreSQL refuses to run as root; as root (CI, containers) it runs as the `postgres` user.
  */
 export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
   const asRoot = userInfo().uid === 0;
   const bin = asRoot ? readableByPostgres(postgresBinaries().bin) : postgresBinaries().bin;
-  const dir = mkdtempSync(path.join(tmpdir(), 'kit-postgres-'));
-  if (asRoot) {
-    const { uid, gid } = postgresUser();
-    chownSync(dir, uid, gid);
-  }
+  /** A new folder of the temporary folder, the server's user's. */
+  const folder = (prefix: string) => {
+    const made = mkdtempSync(prefix);
+    if (asRoot) {
+      const { uid, gid } = postgresUser();
+      chownSync(made, uid, gid);
+    }
+    return made;
+  };
+  const dir = folder(path.join(tmpdir(), 'kit-postgres-'));
   const command = (tool: string, args: string[]): [string, string[]] =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
@@ -80,12 +85,12 @@ export async function startPostgres(options: { durable?: boolean; password?: str
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
     if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
   };
+  const initdb = (data: string, auth: string[]) => run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   const data = path.join(dir, 'data');
   const port = await freePort();
   // With a password: the server asks for it (SCRAM), as a deployed one does.
-  const auth = options.password === undefined ? ['-A', 'trust'] : ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`];
-  if (options.password === undefined) execFileSync('cp', ['-a', initialised(bin, run), data]);
-  else run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
+  if (options.password === undefined) execFileSync('cp', ['-a', initialised(bin, folder, (into) => initdb(into, ['-A', 'trust'])), data]);
+  else initdb(data, ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`]);
   run('pg_ctl', [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
     // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
@@ -172,18 +177,17 @@ function passwordFile(dir: string, password: string): string {
 }
 
 /**
- * A cluster as `initdb` makes it for these servers (trust authentication, user kit, UTF8), made
- * once for the binaries in `bin` and copied for each server after: `initdb` took 1.4 s here, where
- * a copy takes a tenth of that. It is kept in the temporary folder (some 40 MB) for the next run.
+ * A cluster as `initdb` makes it for these servers (trust authentication), made once for the
+ * binaries in `bin` and copied for each server after: `initdb` took 1.4 s here, where a copy takes
+ * a tenth of that. It is kept in the temporary folder (some 40 MB) for the next run.
  */
-function initialised(bin: string, run: (tool: string, args: string[]) => void): string {
+function initialised(bin: string, folder: (prefix: string) => string, initdb: (data: string) => void): string {
   const server = statSync(path.join(bin, 'postgres'));
   const key = createHash('sha256').update(`${bin} ${server.size} ${server.mtimeMs}`).digest('hex').slice(0, 12);
   const cluster = path.join(tmpdir(), `kit-postgres-initdb-${key}`);
   if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
-    const partial = mkdtempSync(`${cluster}.`);
-    if (userInfo().uid === 0) chownSync(partial, postgresUser().uid, postgresUser().gid);
-    run('initdb', ['-D', path.join(partial, 'data'), '-A', 'trust', '-U', 'kit', '--no-sync', '-E', 'UTF8']);
+    const partial = folder(`${cluster}.`);
+    initdb(path.join(partial, 'data'));
     // Another test process may have made one meanwhile: either one will do.
     try {
       renameSync(path.join(partial, 'data'), cluster);

@@ -1,14 +1,14 @@
 import { DEFAULT_JOB_LEASE_MS } from '../../src/partner/jobs/lease.js';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accountStore, type AccountStore } from '../../src/partner/accounts/store.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
 import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { freshDatabase, recycleDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
@@ -132,11 +132,7 @@ export async function partnerWebhooks(
       }
       return reportIds;
     },
-    async close() {
-      await recycleDatabase(sql, settings);
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => discardDatabase(database, settings, dir),
   };
 }
 
