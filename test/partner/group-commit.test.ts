@@ -12,12 +12,16 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A database file with one table, and a grouped write into it that refuses the body 'boom'. */
-function setup() {
+/**
+ * A database file with one table, and a grouped write into it that refuses the body 'boom'.
+ * `busyTimeoutMs`, when given, replaces the connection's busy timeout before the writes read it.
+ */
+function setup(busyTimeoutMs?: number) {
   const dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
   dirs.push(dir);
   const file = path.join(dir, 'test.db');
   const db = openDb(file);
+  if (busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.exec('CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
   const insert = 'INSERT INTO notes (id, body) VALUES ($1, $2)';
   const write = groupCommit(sqliteSql(db), async (tx, note: { id: string; body: string }) => {
@@ -85,10 +89,9 @@ describe('groupCommit', () => {
   });
 
   it('when the commit cannot happen, every caller of the group gets the error and nothing is stored', async () => {
-    const { db, write, committed, close } = setup();
-    // Another connection holds the write lock past the busy timeout.
+    // Another connection holds the write lock past the busy timeout (none: the first refusal is final).
+    const { db, write, committed, close } = setup(0);
     const blocker = new Database(db.name, { timeout: 0 });
-    db.pragma('busy_timeout = 0');
     blocker.exec('BEGIN IMMEDIATE');
     const outcomes = await Promise.allSettled([write({ id: 'a', body: '1' }), write({ id: 'b', body: '2' })]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
