@@ -251,18 +251,23 @@ async function checkedOut<T>(pool: pg.Pool, use: (connection: pg.PoolClient) => 
 }
 
 /**
+ * Each statement's name, one per text for the whole process: a connection prepares a name once and
+ * refuses it for another text, so every `postgresSql` over one pool must agree on them.
+ */
+const statementNames = new Map<string, string>();
+const named = (text: string) => {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `q${statementNames.size + 1}`));
+  return name;
+};
+
+/**
  * PostgreSQL through a `pg` pool: each query on whichever connection is free, each transaction on
  * one connection of its own. Statements are named after their text, so each connection prepares
  * each once. A database that cannot be reached, or a connection that breaks under a query, rejects
  * as `DatabaseUnavailable` (a 503 at the HTTP edge).
  */
 export function postgresSql(pool: pg.Pool): Sql {
-  const names = new Map<string, string>();
-  const named = (text: string) => {
-    let name = names.get(text);
-    if (!name) names.set(text, (name = `q${names.size + 1}`));
-    return name;
-  };
   /** `query` on `client`: a connection in hand (a transaction's), or any free one of the pool. */
   const query = (client: pg.Pool | pg.PoolClient, config: string | pg.QueryConfig) =>
     client === pool ? checkedOut(pool, (connection) => connection.query(config)) : client.query(config);

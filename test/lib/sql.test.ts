@@ -182,6 +182,20 @@ describe('Sql on sqlite, one process', () => {
   });
 });
 
+describe('Sql on postgres, two over one pool', () => {
+  it('agree on the names their statements are prepared under, on the same connection, whatever order each first sent them in', async () => {
+    const pool = postgresPool(await postgres.createDatabase('shared'), { max: 1 });
+    pools.push(pool);
+    const one = postgresSql(pool);
+    const other = postgresSql(pool);
+    const statements = ['SELECT $1::int + 1 AS n', 'SELECT $1::int * 10 AS n'];
+    expect(await one.get(statements[0]!, [1])).toEqual({ n: 2 });
+    expect(await other.get(statements[1]!, [1])).toEqual({ n: 10 });
+    expect(await other.get(statements[0]!, [2])).toEqual({ n: 3 });
+    expect(await one.get(statements[1]!, [2])).toEqual({ n: 20 });
+  });
+});
+
 describe('Sql on postgres, when the database ends its connections', () => {
   it('drops the broken idle connections, tells onError, and answers the next query on a new one', async () => {
     const url = await postgres.createDatabase('restarted');
