@@ -65,6 +65,8 @@ export default defineConfig({
           env: { ...scratch, TEST_DATABASE: 'postgres' },
           // Starts the throwaway PostgreSQL server the project's tests create their databases on.
           globalSetup: ['./test/global-setup.ts', './test/postgres-setup.ts'],
+          // Ends, as each file ends, the connections its tests kept open for the next (test/support/database.ts).
+          setupFiles: ['./test/support/postgres-file.ts'],
         },
       },
     ],

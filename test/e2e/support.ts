@@ -5,8 +5,7 @@ import request from 'supertest';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, openTestDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
@@ -29,7 +28,7 @@ export async function startPartner() {
   const running = await main(config);
   const { port } = running.server.address() as { port: number };
   // A second connection to the partner's database: what a test reads to see what the partner stored.
-  const database = await openPartnerDatabase(config);
+  const database = await openTestDatabase(config);
   const { sql } = database;
   const accounts = accountStore(sql, systemClock);
   return {
@@ -136,7 +135,7 @@ export async function startForkedPartner(
     overrides: { pollIntervalMs: 50 },
   });
   await register(partner.publicUrl);
-  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const database = await openTestDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
   const { sql } = database;
   const { account, token } = await accountStore(sql, systemClock).create('Acme on our side');
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${options.codename}/integration`).send({ token }).expect(201);

@@ -7,9 +7,9 @@ import request from 'supertest';
 import { Agent, type Dispatcher } from 'undici';
 import { loadConfig, type Config } from '../../src/partner/config.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
-import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, openTestDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { createMailer, type Mailer } from '../../src/partner/mail/transport.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
@@ -89,7 +89,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     : new Agent({ connect: { timeout: TEST_TIMEOUTS.connectMs }, headersTimeout: TEST_TIMEOUTS.headersMs, bodyTimeout: TEST_TIMEOUTS.bodyMs });
   let wakes = 0;
   const mailer = (options.mailer ?? ((m: Mailer) => m))(createMailer(config.mail));
-  const database = await openPartnerDatabase(config);
+  const database = await openTestDatabase(config);
   const { sql } = database;
   const parts = await assemble(config, {
     sql,

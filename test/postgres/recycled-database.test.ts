@@ -4,17 +4,24 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
 import { accountStore } from '../../src/partner/accounts/store.js';
-import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import type { PartnerDatabase } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
-import { discardDatabase, freshDatabase, rowsOf, type DatabaseTemplate } from '../support/database.js';
+import { discardDatabase, endKeptConnections, freshDatabase, openTestDatabase, rowsOf, type DatabaseTemplate } from '../support/database.js';
+import { eventually } from '../support/eventually.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'recycled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const open = async (template: DatabaseTemplate): Promise<{ url: string; database: PartnerDatabase }> => {
   const settings = await freshDatabase(dir, template);
-  return { url: settings.DATABASE_URL!, database: await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }) };
+  return { url: settings.DATABASE_URL!, database: await openTestDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }) };
 };
+
+/** The server process behind the database's connection: the same one for a connection kept open. */
+const backend = async (database: PartnerDatabase) => (await database.sql.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!.pid;
+/** Whether the server still has that process (a connection not yet closed), seen from another connection. */
+const connected = async (database: PartnerDatabase, pid: number) =>
+  (await rowsOf(database.sql, 'SELECT 1 FROM pg_stat_activity WHERE pid = ?', pid)).length > 0;
 const giveBack = ({ url, database }: { url: string; database: PartnerDatabase }) => discardDatabase(database, { DATABASE_URL: url });
 
 /** Every table's rows but the migrations' bookkeeping, by table. */
@@ -60,6 +67,36 @@ describe("the tests' PostgreSQL databases, given back", () => {
     expect(Object.keys(await contents(kit.database)).filter((t) => t.startsWith('demo_'))).toEqual([]);
     await giveBack(kit);
     expect((await open('demo').then(async (d) => (await giveBack(d), d.url)))).toBe(demo.url);
+  });
+
+  it('come with the connections the test before left open, until its file ends', async () => {
+    const first = await open('demo');
+    const pid = await backend(first.database);
+    await giveBack(first);
+
+    const again = await open('demo');
+    expect(again.url).toBe(first.url);
+    expect(await backend(again.database)).toBe(pid);
+    await giveBack(again);
+
+    // As test/support/postgres-file.ts does after each file: the next file's test gets new ones.
+    await endKeptConnections();
+    const next = await open('demo');
+    expect(next.url).toBe(first.url);
+    expect(await backend(next.database)).not.toBe(pid);
+    await eventually(async () => expect(await connected(next.database, pid)).toBe(false), { what: 'the kept connection to close' });
+    await giveBack(next);
+  });
+
+  it('are closed, connections and all, when the test changed their catalog', async () => {
+    const changed = await open('demo');
+    const pid = await backend(changed.database);
+    await changed.database.sql.exec('CREATE TABLE my_products (id TEXT PRIMARY KEY)');
+    await giveBack(changed);
+    const next = await open('demo');
+    expect(next.url).not.toBe(changed.url);
+    await eventually(async () => expect(await connected(next.database, pid)).toBe(false), { what: 'the changed database’s connection to close' });
+    await giveBack(next);
   });
 
   it.each([

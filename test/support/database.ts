@@ -1,9 +1,10 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import type pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/lib/db.js';
 import { postgresPool, postgresSql, type Sql } from '../../src/lib/sql.js';
-import type { PartnerDatabase } from '../../src/partner/db/open.js';
+import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
 import { createDatabaseOn } from './postgres.js';
 
 /**
@@ -47,19 +48,56 @@ async function createdDatabase(template: DatabaseTemplate): Promise<string> {
 }
 
 /**
+ * `openPartnerDatabase` for a test's harness, on the connections the test before it kept open to
+ * the same PostgreSQL database, if any (`discardDatabase`): a new one costs some 25 ms here, and the
+ * server's first queries on it more, where its caches are cold.
+ */
+export async function openTestDatabase(
+  settings: Parameters<typeof openPartnerDatabase>[0],
+  options: Parameters<typeof openPartnerDatabase>[1] = {},
+): Promise<PartnerDatabase> {
+  const url = settings.databaseUrl;
+  if (!ON_POSTGRES || !url || options.onConnectionError || options.pool) return openPartnerDatabase(settings, options);
+  const pool = kept.get(url) ?? postgresPool(url);
+  kept.delete(url);
+  const database = await openPartnerDatabase(settings, { ...options, pool });
+  poolOf.set(database, pool);
+  return database;
+}
+
+/** The pools of databases given back with their connections open, by URL: ended as each test file ends (`endKeptConnections`). */
+const kept = new Map<string, pg.Pool>();
+/** The pool under each database `openTestDatabase` opened. */
+const poolOf = new WeakMap<PartnerDatabase, pg.Pool>();
+
+/**
+ * Ends the connections kept with spare databases; the databases stay spare. Run after each
+ * PostgreSQL test file (test/support/postgres-file.ts), so that no file leaves a socket open.
+ */
+export async function endKeptConnections(): Promise<void> {
+  const pools = [...kept.values()];
+  kept.clear();
+  await Promise.all(pools.map((pool) => pool.end()));
+}
+
+/**
  * Closes a test's last connection to its database (`database`, opened on `settings`) and discards
  * the database: deletes `dir`, the SQLite file's folder, and gives a PostgreSQL one back for the
- * next test of this worker asking for the template it matches, emptied. One whose catalog differs
- * from both templates' (a test's table, column, trigger, function or grant: any row of the catalog
- * written since the copy) is not given back.
+ * next test of this worker asking for the template it matches, emptied, with its connections
+ * still open when `openTestDatabase` opened it. One whose catalog differs from both templates' (a
+ * test's table, column, trigger, function or grant: any row of the catalog written since the copy)
+ * is not given back.
  */
 export async function discardDatabase(database: PartnerDatabase, settings: { DATABASE_URL?: string }, dir?: string): Promise<void> {
-  if (ON_POSTGRES && settings.DATABASE_URL !== undefined) await giveBack(database.sql, settings.DATABASE_URL);
-  await database.close();
+  const url = settings.DATABASE_URL;
+  const pool = poolOf.get(database);
+  poolOf.delete(database);
+  if (ON_POSTGRES && url !== undefined && (await givenBack(database.sql, url)) && pool) kept.set(url, pool);
+  else await database.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
-async function giveBack(sql: Sql, url: string): Promise<void> {
+async function givenBack(sql: Sql, url: string): Promise<boolean> {
   try {
     const now = await sql.get<{ catalog: string }>(CATALOG);
     for (const [name, template] of Object.entries(templates) as [DatabaseTemplate, Promise<{ catalog: string; empty: string }>][]) {
@@ -67,11 +105,12 @@ async function giveBack(sql: Sql, url: string): Promise<void> {
       if (now?.catalog !== catalog) continue;
       await sql.exec(empty);
       spare[name].push(url);
-      return;
+      return true;
     }
   } catch {
     // Not given back: a test whose connections the server ended (a restart) leaves its database as it is.
   }
+  return false;
 }
 
 /**

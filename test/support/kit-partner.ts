@@ -7,8 +7,7 @@ import path from 'node:path';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { loadConfig } from '../../src/partner/config.js';
-import { openPartnerDatabase } from '../../src/partner/db/open.js';
-import { discardDatabase, freshDatabase } from './database.js';
+import { discardDatabase, freshDatabase, openTestDatabase } from './database.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 
@@ -28,7 +27,7 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
   const own = (sql: Sql) => (partnerSql = sql);
   const running = await main(config, { pollIntervalMs: 100, sql: own, ...(options.clock && { clock: options.clock }) });
   // A second connection, for reading what the partner stored after it stopped.
-  const database = await openPartnerDatabase(config);
+  const database = await openTestDatabase(config);
   const accounts = accountStore(partnerSql!, systemClock);
   return {
     /** Where its data is: a restart passes it as `database`. */

@@ -9,9 +9,9 @@ import { buildProvider } from '../../src/partner/assemble.js';
 import { partnerCore } from '../../src/partner/core.js';
 import { systemClock, type Clock } from '../../src/lib/clock.js';
 import type { PartnerKind } from '../../src/contract/decisions.js';
-import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
+import { discardDatabase, freshDatabase, openTestDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { invitationLinks } from '../../src/partner/invitations/links.js';
@@ -104,7 +104,7 @@ export async function partnerHarness(
 ): Promise<PartnerHarness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-test-'));
   const settings = await freshDatabase(dir, options.provider ? 'kit' : 'demo');
-  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const database = await openTestDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
   const sql = options.sql ? options.sql(database.sql) : database.sql;
   const clock = fakeClock();
   options.beforeApp?.(sql);

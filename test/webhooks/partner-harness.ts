@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accountStore, type AccountStore } from '../../src/partner/accounts/store.js';
 import { signWebhookBody } from '../../src/contract/signature.js';
-import { openPartnerDatabase, type Db } from '../../src/partner/db/open.js';
+import type { Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
-import { discardDatabase, freshDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
+import { discardDatabase, freshDatabase, openTestDatabase, rowOf, rowsOf, sqliteOf } from '../support/database.js';
 import { errorHandler, notFoundHandler } from '../../src/lib/http/error-handler.js';
 import { createLogger, type Logger } from '../../src/lib/http/logger.js';
 import { invitationLifecycle } from '../../src/partner/invitations/lifecycle.js';
@@ -59,7 +59,7 @@ export async function partnerWebhooks(
 ): Promise<PartnerWebhooks> {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-webhooks-'));
   const settings = await freshDatabase(dir);
-  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
+  const database = await openTestDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL });
   const { sql } = database;
   const clock = fakeClock(Date.parse('2026-03-02T08:00:00.000Z'));
   const logger = options.logger ?? createLogger('silent');

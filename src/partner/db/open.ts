@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
 import { migrateNamed, openSqlite, type Db } from '../../lib/db.js';
 import { migratePostgres } from '../../lib/sql-migrate.js';
 import { DatabaseUnavailable, POSTGRES_CONNECT_TIMEOUT_MS, postgresPool, postgresSql, sqliteSql, type Sql } from '../../lib/sql.js';
@@ -28,11 +29,19 @@ export interface PartnerDatabase {
  */
 export async function openPartnerDatabase(
   settings: { databasePath: string; databaseUrl?: string },
-  options: { provider?: ProviderMigrations; onConnectionError?: (err: Error) => void } = {},
+  options: {
+    provider?: ProviderMigrations;
+    onConnectionError?: (err: Error) => void;
+    /**
+     * A pool already open on DATABASE_URL's database, used instead of a new one (an application
+     * that has one; the tests, which keep theirs from test to test): `close` ends it all the same.
+     */
+    pool?: pg.Pool;
+  } = {},
 ): Promise<PartnerDatabase> {
   if (settings.databaseUrl) {
     const where = withoutCredentials(settings.databaseUrl);
-    const pool = postgresPool(settings.databaseUrl, { onError: options.onConnectionError });
+    const pool = options.pool ?? postgresPool(settings.databaseUrl, { onError: options.onConnectionError });
     const sql = postgresSql(pool);
     try {
       await migratePostgres(sql, [{ dir: POSTGRES_MIGRATIONS_DIR, prefix: 'kit' }]);
