@@ -16,7 +16,7 @@ const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
  * remote logo becomes an empty `data:` image: nothing is fetched from outside, the CSP refuses
  * nothing (no error in the console), and Redoc hides an image that does not load.
  */
-function redocBundle(): string | undefined {
+function readRedocBundle(): string | undefined {
   let file: string;
   try {
     file = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
@@ -25,6 +25,13 @@ function redocBundle(): string | undefined {
   }
   return readFileSync(file, 'utf8').replaceAll(REMOTE_LOGO, 'data:,');
 }
+
+/**
+ * The bundle, read the first time a page asks for it and kept for the process: 1 MB read and
+ * rewritten for every mock platform made (a test's each) cost the suite seconds, most never serve it.
+ */
+let redoc: { bundle: string | undefined } | undefined;
+const redocBundle = () => (redoc ??= { bundle: readRedocBundle() }).bundle;
 
 /**
  * The page: Redoc reads the document from `spec-url` by itself, so the page has no inline script
@@ -51,7 +58,6 @@ const PAGE = `<!doctype html>
 export function openApiRouter(deps: { publicUrl: string }): Router {
   const router = Router();
   const document = platformApiDocument(deps.publicUrl);
-  const bundle = redocBundle();
 
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
@@ -60,11 +66,12 @@ export function openApiRouter(deps: { publicUrl: string }): Router {
   // Redoc runs its search index in a Web Worker it creates from a blob: URL.
   const workerCsp = helmet.contentSecurityPolicy({ directives: { workerSrc: ["'self'", 'blob:'] } });
   router.get('/api-reference', workerCsp, (_req, res) => {
-    if (!bundle) throw notFound('The API reference needs Redoc (a dev dependency): run npm install. /openapi.json is served without it.');
+    if (!redocBundle()) throw notFound('The API reference needs Redoc (a dev dependency): run npm install. /openapi.json is served without it.');
     res.type('html').send(PAGE);
   });
 
   router.get(REDOC_SCRIPT_PATH, (_req, res, next) => {
+    const bundle = redocBundle();
     if (!bundle) return next(notFound('Redoc is not installed'));
     res.set('Cache-Control', 'public, max-age=86400').type('text/javascript; charset=utf-8').send(bundle);
   });
