@@ -5,16 +5,17 @@ import path from 'node:path';
 export type Db = Database.Database;
 
 /**
- * Opens (creating if needed) the SQLite database at `file` — `:memory:` works too — and brings its
- * schema up to date from `migrationsDir`: `NNN_name.sql` files applied in order, each in its own
+ * Opens (creating if needed) the SQLite database at `file` — `:memory:` works too, and so does a
+ * database's bytes (`db.serialize()`), opened in memory as a copy — and brings its schema up to date
+ * from `migrationsDir`: `NNN_name.sql` files applied in order, each in its own
  * transaction; `PRAGMA user_version` records the last one applied. Both servers open theirs here.
  *
  * The database holds candidates' personal data and customers' token hashes, so only its owner may
  * read it: a folder it creates is 0700, and the database, its WAL and its shared-memory file are
  * 0600 whatever the umask (SQLite would create them 0644).
  */
-export function openSqlite(file: string, migrationsDir: string): Db {
-  if (file !== ':memory:') ownerOnly(path.resolve(file));
+export function openSqlite(file: string | Buffer, migrationsDir: string): Db {
+  if (typeof file === 'string' && file !== ':memory:') ownerOnly(path.resolve(file));
   const db = new Database(file);
   // First: another process opening the same new database at the same moment holds its lock while it
   // migrates; this one waits for it instead of failing.
