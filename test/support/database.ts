@@ -1,10 +1,12 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../src/lib/db.js';
 import { postgresPool, postgresSql, type Sql } from '../../src/lib/sql.js';
-import { openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import { openDb, openPartnerDatabase, type PartnerDatabase } from '../../src/partner/db/open.js';
+import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 import { createDatabaseOn } from './postgres.js';
 
 /**
@@ -20,15 +22,41 @@ let created = 0;
 export type DatabaseTemplate = 'kit' | 'demo';
 
 /**
- * The settings of a fresh partner database for one test: a SQLite file in `dir`, or a database on
- * the run's PostgreSQL server (DATABASE_URL), already migrated (test/postgres-setup.ts), with the
- * demo provider's tables too for a test whose partner builds the demo (`demo`: on SQLite the
- * partner creates them in the file as it starts). A harness ends with `discardDatabase`.
+ * The settings of a fresh partner database for one test, already migrated, with the demo
+ * provider's tables too for a test whose partner builds the demo (`demo`): a SQLite file in `dir`,
+ * or a database on the run's PostgreSQL server (DATABASE_URL; test/postgres-setup.ts). A harness
+ * ends with `discardDatabase`.
  */
 export async function freshDatabase(dir: string, template: DatabaseTemplate = 'kit'): Promise<{ DATABASE_PATH: string; DATABASE_URL?: string }> {
   const file = path.join(dir, 'partner.db');
-  if (!ON_POSTGRES) return { DATABASE_PATH: file };
+  if (!ON_POSTGRES) {
+    writeFileSync(file, sqliteTemplate(template), { mode: 0o600 });
+    return { DATABASE_PATH: file };
+  }
   return { DATABASE_PATH: file, DATABASE_URL: spare[template].pop() ?? (await createdDatabase(template)) };
+}
+
+/**
+ * The bytes of a SQLite database with the kit's migrations applied (and the demo's, for `demo`),
+ * made once per worker: a test's database is a copy of them, where applying the migrations cost
+ * every test's a few milliseconds of CPU. The migrations themselves run in their own tests, and in
+ * every test that starts the partner as a process on a path of its own.
+ */
+const sqliteTemplates: Partial<Record<DatabaseTemplate, Buffer>> = {};
+
+function sqliteTemplate(template: DatabaseTemplate): Buffer {
+  let bytes = sqliteTemplates[template];
+  if (bytes) return bytes;
+  const dir = mkdtempSync(path.join(tmpdir(), 'partner-template-'));
+  try {
+    const file = path.join(dir, 'partner.db');
+    // Closed before it is read: its last connection's close moves the WAL's pages into the file.
+    openDb(file, template === 'demo' ? { provider: DEMO_MIGRATIONS } : {}).close();
+    bytes = sqliteTemplates[template] = readFileSync(file);
+    return bytes;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
