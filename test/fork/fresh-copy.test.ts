@@ -105,20 +105,23 @@ async function completed(command: string, args: string[], env: Record<string, st
 let building: Promise<{ code: number | null; output: string }> | undefined;
 const built = () => (building ??= completed('npm', ['run', 'build']));
 
-/** The customer account the vendor creates for a test, with its token. */
-async function createAccount(expect: ExpectStatic, database: string): Promise<string> {
-  const created = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--json'], { DATABASE_PATH: database });
+/** The database the built server runs on, with the customer account the vendor created in it by `npm run accounts`. */
+const SERVED = () => path.join(fork, 'data', 'served.db');
+/** `npm run accounts create` in the fork, run once, by whichever test needs the account first: the account's token, or the CLI's output. */
+let creating: Promise<{ code: number | null; output: string }> | undefined;
+async function createdAccount(expect: ExpectStatic): Promise<string> {
+  const created = await (creating ??= completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--json'], { DATABASE_PATH: SERVED() }));
   expect(created.code, created.output).toBe(0);
   return (JSON.parse(/\{.*\}/.exec(created.output)![0]) as { token: string }).token;
 }
 
 /**
- * Creates an account, then, once `npm run build` has succeeded, starts the built server by
+ * Once the account is created and `npm run build` has succeeded, starts the built server by
  * `command`, asks its tests callback, checks it is the fork's provider, and stops it.
  */
-async function servesTheForksProvider(expect: ExpectStatic, command: string, args: string[], name: string) {
-  const database = path.join(fork, 'data', `${name}.db`);
-  const token = await createAccount(expect, database);
+async function servesTheForksProvider(expect: ExpectStatic, command: string, args: string[]) {
+  const database = SERVED();
+  const token = await createdAccount(expect);
   expect((await built()).code).toBe(0);
   const server = run(command, args, { DATABASE_PATH: database, PORT: '0', LOG_LEVEL: 'info' });
   try {
@@ -138,9 +141,10 @@ async function servesTheForksProvider(expect: ExpectStatic, command: string, arg
   }
 }
 
-// At once, each on a database of its own and a port the system picks: most of each test is waiting
-// for a process (npm, tsx, tsc) to start or finish, which the others fill. The start and the
-// image's command wait for the one build.
+// At once, on ports the system picks: most of each test is waiting for a process (npm, tsx, tsc)
+// to start or finish, which the others fill. The start and the image's command wait for the one
+// build and the one account, and serve the same database (as two instances of a deployment would);
+// the others have a database of their own.
 describe.concurrent('a fork that replaces src/provider/index.ts, and nothing else', () => {
   it('npm run build compiles its provider, and neither the mock nor the test harness', async ({ expect }) => {
     const build = await built();
@@ -150,7 +154,7 @@ describe.concurrent('a fork that replaces src/provider/index.ts, and nothing els
   }, 300_000);
 
   it('npm start runs its provider, which read .env as it loaded', async ({ expect }) => {
-    await servesTheForksProvider(expect, 'npm', ['start'], 'start');
+    await servesTheForksProvider(expect, 'npm', ['start']);
   }, 300_000);
 
   it("the Docker image's command runs its provider", async ({ expect }) => {
@@ -159,7 +163,7 @@ describe.concurrent('a fork that replaces src/provider/index.ts, and nothing els
       .filter((line) => line.startsWith('CMD '))
       .at(-1)!;
     const [command, ...args] = JSON.parse(cmd.slice(4)) as string[];
-    await servesTheForksProvider(expect, command!, args, 'image');
+    await servesTheForksProvider(expect, command!, args);
   }, 300_000);
 
   it('npm run accounts refuses --test: its provider has no catalog', async ({ expect }) => {
