@@ -39,6 +39,8 @@ const SQLITE_ONLY = [
   'test/**/config.test.ts',
   'test/pages/*-browser.test.ts',
   'test/pages/present.test.ts',
+  // The sign-in throttle counts in memory; the session is a signed cookie.
+  'test/pages/sign-in-throttle.test.ts',
   'test/partner/app-server.test.ts',
   'test/partner/requests-first.test.ts',
   'test/invitations/smtp.test.ts',
