@@ -49,7 +49,7 @@ export function webhookSender(options: { timeoutMs: number; dispatcher?: Dispatc
       const responseBody = await readStart(res.body);
       return { responseStatus: res.statusCode, responseBody, error: null, durationMs: performance.now() - started };
     } catch (err) {
-      const error = signal.aborted ? `timed out after ${timeoutMs} ms` : describe(err);
+      const error = signal.aborted || timedOut(err) ? `timed out after ${timeoutMs} ms` : describe(err);
       return { responseStatus: null, responseBody: null, error, durationMs: performance.now() - started };
     }
   };
@@ -65,6 +65,15 @@ async function readStart(body: Dispatcher.ResponseData['body']): Promise<string>
   }
   const text = Buffer.concat(chunks).toString('utf8');
   return size > MAX_LOGGED_RESPONSE ? text.slice(0, MAX_LOGGED_RESPONSE) : text;
+}
+
+/**
+ * undici's own timers for the headers and the body, set to the same limit as the signal: whichever
+ * of them fires first, the request timed out (the log would otherwise say one or the other by chance).
+ */
+function timedOut(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 function describe(err: unknown): string {
