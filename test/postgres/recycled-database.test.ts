@@ -88,6 +88,25 @@ describe("the tests' PostgreSQL databases, given back", () => {
     await giveBack(next);
   });
 
+  it('whose kept connection the server ended meanwhile (a restart, an administrator) still serve the next test, on a new connection', async () => {
+    const first = await open('demo');
+    const pid = await backend(first.database);
+    await giveBack(first);
+    // From another database's connection, while the first is spare with its connection kept.
+    const admin = await open('kit');
+    await admin.database.sql.get('SELECT pg_terminate_backend($1)', [pid]);
+    await eventually(async () => expect(await connected(admin.database, pid)).toBe(false), { what: 'the kept connection to end' });
+
+    const again = await open('demo');
+    expect(again.url).toBe(first.url);
+    // The pool drops the broken connection as it learns of it, as the partner's does (src/lib/sql.ts);
+    // a query that reached it first is refused, and the next opens another.
+    expect(await eventually(() => backend(again.database), { what: 'a query on a new connection' })).not.toBe(pid);
+    expect(Object.values(await contents(again.database)).every((n) => n === 0)).toBe(true);
+    await giveBack(again);
+    await giveBack(admin);
+  });
+
   it('are closed, connections and all, when the test changed their catalog', async () => {
     const changed = await open('demo');
     const pid = await backend(changed.database);
