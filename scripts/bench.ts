@@ -14,14 +14,16 @@
  * BENCH_CALLBACKS=tests,send_candidate (a subset), BENCH_PARTNER_ENV="LOG_LEVEL=warn …" (extra
  * environment for the partner server, to measure a configuration), BENCH_ACCOUNTS (1000),
  * BENCH_INVITATIONS (0; e.g. 1000000 for a partner with history), BENCH_STARTUP=0 to skip the
- * start-up and idle-memory measurement, BENCH_POSTGRES=0 to skip the PostgreSQL runs.
+ * start-up and idle-memory measurement, BENCH_POSTGRES=0 to skip the PostgreSQL runs,
+ * BENCH_CPU_PROF=<dir> to have each partner process write its CPU profile (node --cpu-prof) there.
  *
  * PostgreSQL (DATABASE_URL): the same partner on a PostgreSQL server the bench starts (Debian's
  * postgresql; test/support/postgres.ts), with one instance and with two, the load split between
  * them, against the baseline on PostgreSQL (bench/baseline-server.mjs --postgres: the same work on
  * the partner's own tables, its sends' background work included), run with node-postgres and with
- * postgres.js. CPU time per request counts the database server's processes too: work moved to the
- * database is still work.
+ * postgres.js, and plain Express doing that baseline's work (bench/express-server.mjs --postgres):
+ * the most a server on the kit's framework can reach there. CPU time per request counts the
+ * database server's processes too: work moved to the database is still work.
  *
  * The partners' report updates go to a stand-in for the platform that accepts them all
  * (bench/platform-accepts.mjs, on the load generator's core), so each send's background work goes
@@ -126,7 +128,7 @@ interface Customer {
   tests: { id: number; name: string }[];
 }
 interface Target {
-  name: 'baseline' | 'express' | 'partner' | 'pg baseline' | 'pg baseline, postgres.js' | 'postgres' | 'postgres ×2';
+  name: 'baseline' | 'express' | 'partner' | 'pg baseline' | 'pg baseline, postgres.js' | 'pg express' | 'postgres' | 'postgres ×2';
   /** Where requests go: one server, or instances that share the load. */
   urls: string[];
   /** The processes whose CPU time the requests cost (a PostgreSQL server's included). */
@@ -226,7 +228,14 @@ async function main() {
         const server = await startServer(name.replace(/\W+/g, '-'), pinned(1, process.execPath, [BASELINE, '--port', '0', '--postgres', url, '--driver', driver]), {}, children, dir);
         return { name, urls: [server.url], pids: () => [server.pid, ...pg.pids()], databasePids: pg.pids, prefix: '', customers };
       };
-      targets.push(await baselineOn('pg baseline', 'pg'), await baselineOn('pg baseline, postgres.js', 'postgres'));
+      // Plain Express doing the PostgreSQL baseline's work: what a server on the kit's framework can reach there.
+      const expressOnPostgres = async (): Promise<Target> => {
+        const url = await pg.createDatabase('bench_express');
+        const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
+        const server = await startServer('pg-express', pinned(1, process.execPath, [EXPRESS, '--port', '0', '--postgres', url]), {}, children, dir);
+        return { name: 'pg express', urls: [server.url], pids: () => [server.pid, ...pg.pids()], databasePids: pg.pids, prefix: '', customers };
+      };
+      targets.push(await baselineOn('pg baseline', 'pg'), await baselineOn('pg baseline, postgres.js', 'postgres'), await expressOnPostgres());
       targets.push(await onPostgres('postgres', 1), await onPostgres('postgres ×2', 2));
     }
     console.log(
@@ -249,7 +258,7 @@ async function main() {
           for (const t of order) {
             r[t.name]!.load.push(await run(t, callback, pattern, { connections: CONNECTIONS, duration: SECONDS }));
             // References for CPU and throughput (the framework, the other driver); their latency is not in question.
-            if (t.name === 'express' || t.name === 'pg baseline, postgres.js') continue;
+            if (t.name === 'express' || t.name === 'pg express' || t.name === 'pg baseline, postgres.js') continue;
             r[t.name]!.paced.push(await paced(t, callback, pattern, { rate: PACED_RATE, duration: SECONDS, connections: 10 }));
           }
         }
@@ -396,7 +405,9 @@ function startArgs(): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const [node, ...args] = start.split(/\s+/);
   if (node !== 'node') throw new Error(`npm start must run node directly to be benchmarked: ${start}`);
-  return args.map((a) => (a.endsWith('.js') ? path.join(ROOT, a) : a));
+  // BENCH_CPU_PROF=<dir>: each partner process writes its CPU profile there as it exits.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval=10000', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  return [...profile, ...args.map((a) => (a.endsWith('.js') ? path.join(ROOT, a) : a))];
 }
 
 /** The baseline prints the port it was given, so it gets a free one rather than 0. */
@@ -771,14 +782,17 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
   console.log(`  ${'partner'.padEnd(12)} ${ratios(p.load, b.load, "the baseline's")} (background work included)`);
   const pgBaseline = r['pg baseline'];
   const pgBaselineJs = r['pg baseline, postgres.js'];
+  const pgExpress = r['pg express'];
   const labels = { postgres: 'partner', 'postgres ×2': 'partner ×2' } as const;
   const onPostgres = (['postgres', 'postgres ×2'] as const).filter((n) => r[n]);
   if (pgBaseline) {
     console.log(`${name} — on PostgreSQL, CPU time of the server(s) and of the database server's processes together`);
     console.log(row('baseline', pgBaseline.load));
     if (pgBaselineJs) console.log(row('postgres.js', pgBaselineJs.load));
+    if (pgExpress) console.log(row('express', pgExpress.load));
     for (const n of onPostgres) console.log(row(labels[n], r[n]!.load));
     if (pgBaselineJs) console.log(`  ${'postgres.js'.padEnd(12)} ${ratios(pgBaselineJs.load, pgBaseline.load, "the baseline's (node-postgres)")}`);
+    if (pgExpress) console.log(`  ${'express'.padEnd(12)} ${ratios(pgExpress.load, pgBaseline.load, "the PostgreSQL baseline's")}`);
     for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaseline.load, "the PostgreSQL baseline's")} (background work included)`);
     // The reference is the baseline on the partner's own driver (node-postgres); the other driver's, for comparison.
     if (pgBaselineJs) for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaselineJs.load, "the postgres.js baseline's")}`);

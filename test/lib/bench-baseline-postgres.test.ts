@@ -12,7 +12,8 @@ import { startPostgres, type RunningPostgres } from '../support/postgres.js';
 /**
  * The bench's PostgreSQL baseline (bench/baseline-server.mjs --postgres) answers the three
  * callbacks as the partner does, on the partner's own tables, and does the background work a send
- * sets off: the partner on PostgreSQL is measured against a server that does no less.
+ * sets off: the partner on PostgreSQL is measured against a server that does no less. So does the
+ * plain Express reference that does the baseline's work (bench/express-server.mjs --postgres).
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -52,9 +53,10 @@ async function seed(name: string): Promise<Seeded> {
   return { url, bound: { token: one.token, accountId: one.account.id, tests }, unbound: { token: two.token, accountId: two.account.id, testId: unboundTest } };
 }
 
-/** The baseline on `url` with `driver`, on a port of its own; resolves once it prints "listening <port>". */
-function startBaseline(url: string, driver: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['bench/baseline-server.mjs', '--port', '0', '--postgres', url, '--driver', driver], {
+/** `server` (bench/…) on `url` with `driver`, on a port of its own; resolves once it prints "listening <port>". */
+function startBaseline(server: string, url: string, driver: string): Promise<{ child: ChildProcess; base: string }> {
+  const args = [`bench/${server}`, '--port', '0', '--postgres', url, ...(server === 'baseline-server.mjs' ? ['--driver', driver] : [])];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -70,13 +72,18 @@ function startBaseline(url: string, driver: string): Promise<{ child: ChildProce
   });
 }
 
-describe.each(['pg', 'postgres'])('the PostgreSQL baseline on the %s driver', (driver) => {
+describe.each([
+  { server: 'baseline-server.mjs', driver: 'pg' },
+  { server: 'baseline-server.mjs', driver: 'postgres' },
+  // Plain Express, on the partner's driver.
+  { server: 'express-server.mjs', driver: 'pg' },
+])('$server on PostgreSQL, the $driver driver', ({ server, driver }) => {
   let seeded: Seeded;
   let baseline: { child: ChildProcess; base: string };
   let db: Awaited<ReturnType<typeof openPartnerDatabase>>;
   beforeAll(async () => {
-    seeded = await seed(`baseline_${driver}`);
-    baseline = await startBaseline(seeded.url, driver);
+    seeded = await seed(`${server.split('-')[0]}_${driver}`);
+    baseline = await startBaseline(server, seeded.url, driver);
     db = await openPartnerDatabase({ databasePath: '', databaseUrl: seeded.url }, { provider: DEMO_MIGRATIONS });
   });
   afterAll(async () => {
