@@ -221,21 +221,20 @@ async function main() {
         for (let i = 0; i < instances; i++) servers.push(await startPartner(`${name.replace(' ×', '-')}-${i + 1}`, database));
         return { name, urls: servers.map((s) => s.url), pids: () => [...servers.map((s) => s.pid), ...pg.pids()], databasePids: pg.pids, prefix: '/callbacks', customers };
       };
-      // The baseline on PostgreSQL, with each driver, on a database of its own seeded as the partner's.
-      const baselineOn = async (name: 'pg baseline' | 'pg baseline, postgres.js', driver: 'pg' | 'postgres'): Promise<Target> => {
-        const url = await pg.createDatabase(driver === 'pg' ? 'bench_baseline' : 'bench_baseline_js');
+      // The references on PostgreSQL, each on a database of its own seeded as the partner's: the
+      // baseline with each driver, and plain Express doing the baseline's work (node-postgres), what a
+      // server on the kit's framework can reach there. `script`: the server and its own arguments.
+      const referenceOn = async (name: 'pg baseline' | 'pg baseline, postgres.js' | 'pg express', script: string[]): Promise<Target> => {
+        const url = await pg.createDatabase(`bench_${name.replace(/\W+/g, '_')}`);
         const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
-        const server = await startServer(name.replace(/\W+/g, '-'), pinned(1, process.execPath, [BASELINE, '--port', '0', '--postgres', url, '--driver', driver]), {}, children, dir);
+        const server = await startServer(name.replace(/\W+/g, '-'), pinned(1, process.execPath, [...script, '--port', '0', '--postgres', url]), {}, children, dir);
         return { name, urls: [server.url], pids: () => [server.pid, ...pg.pids()], databasePids: pg.pids, prefix: '', customers };
       };
-      // Plain Express doing the PostgreSQL baseline's work: what a server on the kit's framework can reach there.
-      const expressOnPostgres = async (): Promise<Target> => {
-        const url = await pg.createDatabase('bench_express');
-        const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
-        const server = await startServer('pg-express', pinned(1, process.execPath, [EXPRESS, '--port', '0', '--postgres', url]), {}, children, dir);
-        return { name: 'pg express', urls: [server.url], pids: () => [server.pid, ...pg.pids()], databasePids: pg.pids, prefix: '', customers };
-      };
-      targets.push(await baselineOn('pg baseline', 'pg'), await baselineOn('pg baseline, postgres.js', 'postgres'), await expressOnPostgres());
+      targets.push(
+        await referenceOn('pg baseline', [BASELINE, '--driver', 'pg']),
+        await referenceOn('pg baseline, postgres.js', [BASELINE, '--driver', 'postgres']),
+        await referenceOn('pg express', [EXPRESS]),
+      );
       targets.push(await onPostgres('postgres', 1), await onPostgres('postgres ×2', 2));
     }
     console.log(

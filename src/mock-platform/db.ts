@@ -3,6 +3,9 @@ import { openSqlite, type Db } from '../lib/db.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
+/** The bytes of an in-memory database with every migration applied and nothing else. */
+let migrated: Buffer | undefined;
+
 /**
  * The mock platform's own SQLite database: in memory by default (a fresh platform per start), a
  * file when configured. Migrations are numbered by area so parallel work never collides:
@@ -20,6 +23,3 @@ export function openMockDb(file = ':memory:'): Db {
   }
   return openSqlite(migrated, MIGRATIONS_DIR);
 }
-
-/** The bytes of an in-memory database with every migration applied and nothing else. */
-let migrated: Buffer | undefined;

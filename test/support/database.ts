@@ -44,16 +44,15 @@ export async function freshDatabase(dir: string, template: DatabaseTemplate = 'k
  */
 const sqliteTemplates: Partial<Record<DatabaseTemplate, Buffer>> = {};
 
-function sqliteTemplate(template: DatabaseTemplate): Buffer {
-  let bytes = sqliteTemplates[template];
-  if (bytes) return bytes;
+const sqliteTemplate = (template: DatabaseTemplate): Buffer => (sqliteTemplates[template] ??= migratedSqlite(template));
+
+function migratedSqlite(template: DatabaseTemplate): Buffer {
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-template-'));
   try {
     const file = path.join(dir, 'partner.db');
     // Closed before it is read: its last connection's close moves the WAL's pages into the file.
     openDb(file, template === 'demo' ? { provider: DEMO_MIGRATIONS } : {}).close();
-    bytes = sqliteTemplates[template] = readFileSync(file);
-    return bytes;
+    return readFileSync(file);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
