@@ -15,7 +15,10 @@
  * environment for the partner server, to measure a configuration), BENCH_ACCOUNTS (1000),
  * BENCH_INVITATIONS (0; e.g. 1000000 for a partner with history), BENCH_STARTUP=0 to skip the
  * start-up and idle-memory measurement, BENCH_POSTGRES=0 to skip the PostgreSQL runs,
- * BENCH_CPU_PROF=<dir> to have each partner process write its CPU profile (node --cpu-prof) there.
+ * BENCH_CPU_PROF=<dir> to have each partner process write its CPU profile (node --cpu-prof) there,
+ * BENCH_TARGETS=pg-baseline,postgres to measure only these servers (each named by its label with
+ * every run of non-word characters a dash: baseline, express, partner, pg-baseline,
+ * pg-baseline-postgres-js, pg-express, postgres, postgres-2), the rest started but left idle.
  *
  * PostgreSQL (DATABASE_URL): the same partner on a PostgreSQL server the bench starts (Debian's
  * postgresql; test/support/postgres.ts), with one instance and with two, the load split between
@@ -246,14 +249,15 @@ async function main() {
     await settle(() => [...new Set(targets.flatMap((t) => t.pids()))]);
     const results: Record<string, Record<string, { load: Sample[]; paced: Sample[] }>> = {};
     const only = process.env.BENCH_CALLBACKS?.split(',');
+    const measured = targetsNamed(targets, process.env.BENCH_TARGETS);
     for (const callback of CALLBACKS.filter((c) => !only || only.includes(c.name))) {
       for (const pattern of patterns) {
         const label = `${callback.name}, customers ${pattern}`;
-        const r: Record<string, { load: Sample[]; paced: Sample[] }> = (results[label] = Object.fromEntries(targets.map((t) => [t.name, { load: [], paced: [] }])));
-        for (const t of targets) await run(t, callback, pattern, { connections: CONNECTIONS, duration: 1 }); // warm-up
+        const r: Record<string, { load: Sample[]; paced: Sample[] }> = (results[label] = Object.fromEntries(measured.map((t) => [t.name, { load: [], paced: [] }])));
+        for (const t of measured) await run(t, callback, pattern, { connections: CONNECTIONS, duration: 1 }); // warm-up
         for (let round = 0; round < ROUNDS; round++) {
           // Alternate the order so neither server always runs on a warmer machine.
-          const order = round % 2 === 0 ? targets : [...targets].reverse();
+          const order = round % 2 === 0 ? measured : [...measured].reverse();
           for (const t of order) {
             r[t.name]!.load.push(await run(t, callback, pattern, { connections: CONNECTIONS, duration: SECONDS }));
             // References for CPU and throughput (the framework, the other driver); their latency is not in question.
@@ -262,7 +266,7 @@ async function main() {
           }
         }
         printCallback(label, r);
-        if (callback.name === 'send_candidate' && pattern === patterns[0]) printMailAlone(partnerDb, r.baseline!.load);
+        if (callback.name === 'send_candidate' && pattern === patterns[0] && r.baseline) printMailAlone(partnerDb, r.baseline.load);
       }
     }
     if (process.env.BENCH_STATEMENTS !== '0') {
@@ -760,48 +764,58 @@ const median = (xs: number[]) => {
 };
 
 function printCallback(name: string, r: Record<string, { load: Sample[]; paced: Sample[] }>) {
-  const b = r.baseline!;
-  const e = r.express!;
-  const p = r.partner!;
-  const row = (label: string, s: Sample[]) =>
-    `  ${label.padEnd(12)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
-    (s[0]?.databaseCpuUs === undefined ? '' : `   (the database's ${median(s.map((x) => x.databaseCpuUs!)).toFixed(0)} µs)`) +
-    (s.some((x) => x.errors || x.unexpected) ? `   (${s.reduce((n, x) => n + x.errors + x.unexpected, 0)} errors/unexpected statuses)` : '');
-  console.log(`${name} — ${CONNECTIONS} connections`);
-  console.log(row('baseline', b.load));
-  console.log(row('express', e.load));
-  console.log(row('partner', p.load));
+  // A row for each server measured (BENCH_TARGETS may leave some out), a ratio where both sides were.
+  const row = (label: string, s: Sample[] | undefined) => {
+    if (!s?.length) return;
+    console.log(
+      `  ${label.padEnd(12)} ${median(s.map((x) => x.rps)).toFixed(0).padStart(7)} req/s   ${median(s.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs CPU/req   p50 ${median(s.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(s.map((x) => x.p99)).toFixed(1).padStart(5)} ms` +
+        (s[0]?.databaseCpuUs === undefined ? '' : `   (the database's ${median(s.map((x) => x.databaseCpuUs!)).toFixed(0)} µs)`) +
+        (s.some((x) => x.errors || x.unexpected) ? `   (${s.reduce((n, x) => n + x.errors + x.unexpected, 0)} errors/unexpected statuses)` : ''),
+    );
+  };
   /** `s` against `reference`: throughput, and CPU time per request (the reference's over `s`'s, so higher is better for both). */
-  const ratios = (s: Sample[], reference: Sample[], of: string) => {
+  const ratio = (label: string, s: Sample[] | undefined, reference: Sample[] | undefined, of: string, note = '') => {
+    if (!s?.length || !reference?.length) return;
     const rps = median(s.map((x) => x.rps)) / median(reference.map((x) => x.rps));
     const cpu = median(reference.map((x) => x.cpuUs)) / median(s.map((x) => x.cpuUs));
-    return `${rps.toFixed(2)}× of ${of} throughput; ${cpu.toFixed(2)}× by CPU time per request`;
+    console.log(`  ${label.padEnd(12)} ${rps.toFixed(2)}× of ${of} throughput; ${cpu.toFixed(2)}× by CPU time per request${note}`);
   };
-  console.log(`  ${'express'.padEnd(12)} ${ratios(e.load, b.load, "the baseline's")}`);
-  console.log(`  ${'partner'.padEnd(12)} ${ratios(p.load, b.load, "the baseline's")} (background work included)`);
-  const pgBaseline = r['pg baseline'];
-  const pgBaselineJs = r['pg baseline, postgres.js'];
-  const pgExpress = r['pg express'];
+  const load = (n: string) => r[n]?.load;
+  console.log(`${name} — ${CONNECTIONS} connections`);
+  for (const n of ['baseline', 'express', 'partner']) row(n, load(n));
+  ratio('express', load('express'), load('baseline'), "the baseline's");
+  ratio('partner', load('partner'), load('baseline'), "the baseline's", ' (background work included)');
   const labels = { postgres: 'partner', 'postgres ×2': 'partner ×2' } as const;
   const onPostgres = (['postgres', 'postgres ×2'] as const).filter((n) => r[n]);
-  if (pgBaseline) {
+  if (['pg baseline', 'pg baseline, postgres.js', 'pg express', ...onPostgres].some((n) => r[n])) {
     console.log(`${name} — on PostgreSQL, CPU time of the server(s) and of the database server's processes together`);
-    console.log(row('baseline', pgBaseline.load));
-    if (pgBaselineJs) console.log(row('postgres.js', pgBaselineJs.load));
-    if (pgExpress) console.log(row('express', pgExpress.load));
-    for (const n of onPostgres) console.log(row(labels[n], r[n]!.load));
-    if (pgBaselineJs) console.log(`  ${'postgres.js'.padEnd(12)} ${ratios(pgBaselineJs.load, pgBaseline.load, "the baseline's (node-postgres)")}`);
-    if (pgExpress) console.log(`  ${'express'.padEnd(12)} ${ratios(pgExpress.load, pgBaseline.load, "the PostgreSQL baseline's")}`);
-    for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaseline.load, "the PostgreSQL baseline's")} (background work included)`);
+    row('baseline', load('pg baseline'));
+    row('postgres.js', load('pg baseline, postgres.js'));
+    row('express', load('pg express'));
+    for (const n of onPostgres) row(labels[n], load(n));
+    ratio('postgres.js', load('pg baseline, postgres.js'), load('pg baseline'), "the baseline's (node-postgres)");
+    ratio('express', load('pg express'), load('pg baseline'), "the PostgreSQL baseline's");
+    for (const n of onPostgres) ratio(labels[n], load(n), load('pg baseline'), "the PostgreSQL baseline's", ' (background work included)');
     // The reference is the baseline on the partner's own driver (node-postgres); the other driver's, for comparison.
-    if (pgBaselineJs) for (const n of onPostgres) console.log(`  ${labels[n].padEnd(12)} ${ratios(r[n]!.load, pgBaselineJs.load, "the postgres.js baseline's")}`);
+    for (const n of onPostgres) ratio(labels[n], load(n), load('pg baseline, postgres.js'), "the postgres.js baseline's");
   }
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
-  console.log(row('baseline', b.paced));
-  console.log(row('partner', p.paced));
-  if (pgBaseline) console.log(row('pg baseline', pgBaseline.paced));
-  for (const n of onPostgres) console.log(row(`pg ${labels[n]}`, r[n]!.paced));
+  row('baseline', r.baseline?.paced);
+  row('partner', r.partner?.paced);
+  row('pg baseline', r['pg baseline']?.paced);
+  for (const n of onPostgres) row(`pg ${labels[n]}`, r[n]!.paced);
   console.log('');
+}
+
+/** The targets `BENCH_TARGETS` names (comma-separated, each label with its non-word runs as dashes); all without it. */
+function targetsNamed(targets: Target[], names: string | undefined): Target[] {
+  if (!names) return targets;
+  const slug = (name: string) => name.replace(/\W+/g, '-').replace(/-$/, '');
+  const wanted = names.split(',').map((n) => n.trim());
+  for (const n of wanted) {
+    if (!targets.some((t) => slug(t.name) === n)) throw new Error(`BENCH_TARGETS: ${n} is none of ${targets.map((t) => slug(t.name)).join(', ')}`);
+  }
+  return targets.filter((t) => wanted.includes(slug(t.name)));
 }
 
 /**
