@@ -43,6 +43,30 @@ export function indexedBy(sql: Pick<Sql, 'dialect'>, index: string): string {
 }
 
 /**
+ * Writes that must commit with the next statement, on PostgreSQL: CTEs (`name AS (…), …`, their
+ * parameters from $1) put in front of that statement, which then does both in one round trip and
+ * as atomically as a transaction would, with no BEGIN and COMMIT around it. (SQLite's CTEs cannot
+ * write: there the writes are statements of their own in a transaction.)
+ */
+export interface Prelude {
+  ctes: string;
+  params: readonly unknown[];
+}
+
+/**
+ * `text` with `prelude`'s CTEs in front, its parameters renumbered after the prelude's; as it is
+ * without one. The kit's statements have `$` in their parameters only, so renumbering every `$n`
+ * is exact.
+ */
+export function withPrelude(prelude: Prelude | undefined, text: string, params: readonly unknown[]): [string, unknown[]] {
+  if (!prelude) return [text, [...params]];
+  const shifted = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + prelude.params.length}`);
+  const leadingWith = /^\s*WITH\s/i;
+  const joined = leadingWith.test(shifted) ? shifted.replace(leadingWith, `WITH ${prelude.ctes}, `) : `WITH ${prelude.ctes} ${shifted}`;
+  return [joined, [...prelude.params, ...params]];
+}
+
+/**
  * SQLite through better-sqlite3: each query runs at once, synchronously, behind a resolved promise.
  * One connection serves every request, so a transaction that awaits between its queries holds the
  * connection until it ends: other queries, and other transactions, wait for it rather than land

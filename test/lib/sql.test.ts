@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { openSqlite } from '../../src/lib/db.js';
-import { countingStatements, DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../src/lib/sql.js';
+import { countingStatements, DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, withPrelude, type Sql } from '../../src/lib/sql.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -193,6 +193,46 @@ describe('Sql on postgres, two over one pool', () => {
     expect(await other.get(statements[1]!, [1])).toEqual({ n: 10 });
     expect(await other.get(statements[0]!, [2])).toEqual({ n: 3 });
     expect(await one.get(statements[1]!, [2])).toEqual({ n: 20 });
+  });
+});
+
+describe('Sql on postgres, writes put in front of a statement (withPrelude)', () => {
+  const engine = async () => {
+    const pool = postgresPool(await postgres.createDatabase(`prelude_${databases++}`));
+    pools.push(pool);
+    const sql = postgresSql(pool);
+    await sql.run(SCHEMA.postgres);
+    return sql;
+  };
+  const prelude = { ctes: `added AS (INSERT INTO things (name, size) VALUES ($1, $2))`, params: ['first', 1] };
+
+  it('runs both in one statement, the statement’s own parameters renumbered after the prelude’s, its own WITH joined to the prelude’s', async () => {
+    const sql = await engine();
+    const counted = { statements: 0 };
+    const counting = countingStatements(sql, counted);
+    expect(await counting.run(...withPrelude(prelude, 'INSERT INTO things (name, size) VALUES ($1, $2)', ['second', 2]))).toEqual({ changes: 1 });
+    expect(
+      await counting.get(
+        ...withPrelude({ ctes: `grown AS (UPDATE things SET size = size + $1 WHERE name = $2)`, params: [10, 'first'] }, 'WITH named AS (SELECT $1::text AS n) SELECT n FROM named', ['third']),
+      ),
+    ).toEqual({ n: 'third' });
+    expect(counted.statements).toBe(2);
+    // Which of one statement's writes runs first is PostgreSQL's to choose: compared by name.
+    expect(await sql.all('SELECT name, size FROM things ORDER BY name')).toEqual([
+      { name: 'first', size: 11 },
+      { name: 'second', size: 2 },
+    ]);
+  });
+
+  it('keeps neither write when the statement fails: they are one statement', async () => {
+    const sql = await engine();
+    await sql.run('INSERT INTO things (name, size) VALUES ($1, $2)', ['taken', 0]);
+    await expect(sql.run(...withPrelude(prelude, 'INSERT INTO things (name, size) VALUES ($1, $2)', ['taken', 2]))).rejects.toThrow();
+    expect(await sql.all('SELECT name FROM things ORDER BY id')).toEqual([{ name: 'taken' }]);
+  });
+
+  it('without a prelude, leaves the statement as it is', () => {
+    expect(withPrelude(undefined, 'SELECT $1', [1])).toEqual(['SELECT $1', [1]]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { PartnerKind, ReportStatus } from '../../contract/decisions.js';
-import type { Sql } from '../../lib/sql.js';
+import { withPrelude, type Prelude, type Sql } from '../../lib/sql.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { ProviderResult, ResultDetail } from './result.js';
 import type { UpdateOutbox } from '../updates/outbox.js';
@@ -246,11 +246,12 @@ export function invitationLifecycle(deps: {
     });
 
   /**
-   * The platform accepted an update of the report (2xx), in `tx`, the delivery's own transaction.
-   * The first time, it is the proof the platform knows the report: the invitation e-mail is queued,
-   * unless the invitation is no longer `sent`. True when it queued the e-mail.
+   * The platform accepted an update of the report (2xx), in `tx`, the delivery's own transaction,
+   * or with the delivery's record as `prelude` (`platformAnswered`). The first time, it is the
+   * proof the platform knows the report: the invitation e-mail is queued, unless the invitation is
+   * no longer `sent`. True when it queued the e-mail.
    */
-  const accepted = (tx: Sql, reportId: string): Promise<boolean> =>
+  const accepted = (tx: Sql, reportId: string, prelude?: Prelude): Promise<boolean> =>
     // Marked accepted and the e-mail queued, in one step (mail/outbox.ts). The UPDATE reads the row
     // as committed last (and waits for a cancel in flight): the e-mail is queued once, whichever
     // instance records the acceptance, and never after a cancel.
@@ -263,6 +264,7 @@ export function invitationLifecycle(deps: {
       },
       'invitation',
       `status = 'sent' AND started_at IS NOT NULL`,
+      prelude,
     );
 
   /**
@@ -273,13 +275,16 @@ export function invitationLifecycle(deps: {
    * one, a 404 means the report was deleted since: the invitation stays as it is (the platform
    * first, `reportKnown` in updates/policy.ts).
    */
-  const unknown = async (tx: Sql, reportId: string, reason: string): Promise<boolean> => {
+  const unknown = async (tx: Sql, reportId: string, reason: string, prelude?: Prelude): Promise<boolean> => {
     const now = isoAt(clock.now());
     const canceled = await tx.run(
-      `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = 'platform', cancel_reason = $2, updated_at = $1,
-              product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
-        WHERE report_id = $3 AND status = 'sent' AND platform_accepted_at IS NULL`,
-      [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId, owed('platform')],
+      ...withPrelude(
+        prelude,
+        `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = 'platform', cancel_reason = $2, updated_at = $1,
+                product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
+          WHERE report_id = $3 AND status = 'sent' AND platform_accepted_at IS NULL`,
+        [now, `The platform does not know this report: it answered ${reason} before it had accepted any update of it`.slice(0, 500), reportId, owed('platform')],
+      ),
     );
     // No e-mail to drop: one is queued only once the platform accepted the report.
     return canceled.changes === 1;
@@ -334,11 +339,13 @@ export function invitationLifecycle(deps: {
     resend: after(resend),
     /**
      * What the platform's answer to a report update means for the invitation, recorded in the
-     * delivery worker's transaction `tx` (the caller wakes the workers once it commits): `accepted`
-     * for a 2xx, `unknown` for a 404. True when it changed something.
+     * delivery worker's transaction `tx`, or, given the delivery's own record as `prelude` (on
+     * PostgreSQL), in one statement that carries both (the caller wakes the workers once it
+     * commits): `accepted` for a 2xx, `unknown` for a 404. Always one statement on PostgreSQL.
+     * True when it changed something.
      */
-    platformAnswered: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }): Promise<boolean> =>
-      answer.accepted ? accepted(tx, reportId) : unknown(tx, reportId, answer.reason),
+    platformAnswered: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }, prelude?: Prelude): Promise<boolean> =>
+      answer.accepted ? accepted(tx, reportId, prelude) : unknown(tx, reportId, answer.reason, prelude),
     /**
      * Wakes the loop that what `platformAnswered` recorded left work for, once the delivery's
      * transaction committed: the mail sender after an acceptance, the product canceller after a cancel.

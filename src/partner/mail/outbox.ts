@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import { placeholders, type Sql } from '../../lib/sql.js';
+import { placeholders, withPrelude, type Prelude, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from '../updates/policy.js';
 import { claimQuery } from '../jobs/lease.js';
 import { toInvitation, type Invitation, type InvitationRow } from '../invitations/store.js';
@@ -104,10 +104,11 @@ export function mailOutbox(sql: Sql, clock: Clock) {
      * A change of an invitation and the e-mail it calls for, as one step, as the update outbox's
      * `enqueueWith` (read it there): `change` ends `RETURNING id, report_id` and the columns `when`
      * reads, and the e-mail is queued only for a changed row that meets `when` (a condition on the
-     * invitation's columns). One statement on PostgreSQL; on SQLite two, in the transaction `tx`.
-     * Resolves with whether it queued the e-mail.
+     * invitation's columns). One statement on PostgreSQL, with `prelude`'s writes in front when given
+     * (the delivery's record of the answer that called for it); on SQLite two, in the transaction
+     * `tx`. Resolves with whether it queued the e-mail.
      */
-    async enqueueWith(tx: Sql, change: { text: string; params: unknown[] }, kind: MailKind, when: string): Promise<boolean> {
+    async enqueueWith(tx: Sql, change: { text: string; params: unknown[] }, kind: MailKind, when: string, prelude?: Prelude): Promise<boolean> {
       const at = clock.now();
       const queued = [kind, isoAt(at), isoAt(at + DELIVERY_RETRY.giveUpAfterMs)];
       const [k, t, g] = [1, 2, 3].map((i) => `$${change.params.length + i}`);
@@ -123,10 +124,13 @@ export function mailOutbox(sql: Sql, clock: Clock) {
         return row !== undefined;
       }
       const row = await tx.get<{ queued: number }>(
-        `WITH changed AS (${change.text}),
-              queued AS (${insert} SELECT id, report_id, ${k}, ${t}, ${g}, ${t}, ${t} FROM changed WHERE ${when} RETURNING id)
-         SELECT count(*) AS queued FROM queued`,
-        [...change.params, ...queued],
+        ...withPrelude(
+          prelude,
+          `WITH changed AS (${change.text}),
+                queued AS (${insert} SELECT id, report_id, ${k}, ${t}, ${g}, ${t}, ${t} FROM changed WHERE ${when} RETURNING id)
+           SELECT count(*) AS queued FROM queued`,
+          [...change.params, ...queued],
+        ),
       );
       return Number(row?.queued ?? 0) > 0;
     },

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { InvitationUpdate } from '../invitations/update.js';
-import { indexedBy, placeholders, type Sql } from '../../lib/sql.js';
+import { indexedBy, placeholders, type Prelude, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
 import { claimQuery } from '../jobs/lease.js';
 
@@ -78,6 +78,18 @@ interface AttemptRow {
 export type UpdateOutbox = ReturnType<typeof updateOutbox>;
 
 /**
+ * What else a delivery's record writes, in the same commit: what the answer means for the
+ * invitation (the worker's `recordAnswer`), what the platform stored with it. `run` writes it in
+ * `tx`. `oneStatement`: `run` makes exactly one statement, which carries the record too when it is
+ * given one as `prelude` — on PostgreSQL the record and `run` are then that one statement, one
+ * round trip where a transaction costs four.
+ */
+export interface AlongWith<T> {
+  run: (tx: Sql, prelude?: Prelude) => Promise<T>;
+  oneStatement?: boolean;
+}
+
+/**
  * The `report_updates` outbox. `enqueue` is called inside the transaction that changes the
  * invitation, so the change and its announcement commit together or not at all.
  */
@@ -124,16 +136,17 @@ export function updateOutbox(sql: Sql, clock: Clock) {
 
   /**
    * The attempt and what became of its updates (`settle`: the SET of their UPDATE, its parameters
-   * numbered from $12, after the attempt's eleven) in one step: one statement on PostgreSQL (the
-   * attempt in a CTE), two on SQLite, whose CTEs cannot write. `also`: what the answer means for the
-   * invitation (the worker's `recordAnswer`), in the same transaction; without it, on PostgreSQL,
-   * there is no transaction, the one statement being atomic already. Resolves with what `also` did.
+   * numbered from $12, after the attempt's eleven) in one step, with `also` when given, in one
+   * commit. On PostgreSQL the attempt is a CTE of the updates' UPDATE: one statement, atomic with no
+   * transaction around it; with an `also` of one statement, both are CTEs in front of it, still one
+   * statement; with another `also`, a transaction. On SQLite, whose CTEs cannot write, always a
+   * transaction. Resolves with what `also` did.
    */
   const record = <T>(
     attempt: Omit<DeliveryAttempt, 'id'>,
     ids: readonly number[],
     settle: { set: string; params: unknown[] },
-    also?: (tx: Sql) => Promise<T>,
+    also?: AlongWith<T>,
   ): Promise<T | undefined> => {
     const logged = [
       attempt.reportId, attempt.firstUpdateId, attempt.lastUpdateId, attempt.requestBody, attempt.responseStatus,
@@ -145,16 +158,20 @@ export function updateOutbox(sql: Sql, clock: Clock) {
          FROM invitations WHERE report_id = $1`;
     const settled = `UPDATE report_updates SET ${settle.set} WHERE status = 'pending' AND id IN (${placeholders(ids.length, 12 + settle.params.length)})`;
     const params = [...logged, ...settle.params, ...ids];
-    const write = async (tx: Sql) => {
-      if (tx.dialect === 'sqlite') {
+    if (sql.dialect === 'sqlite') {
+      return sql.transaction(async (tx) => {
         await tx.run(insertAttempt, logged);
         await tx.run(settled, params);
-      } else {
-        await tx.run(`WITH attempt AS (${insertAttempt}) ${settled}`, params);
-      }
-      return also?.(tx);
-    };
-    return also || sql.dialect === 'sqlite' ? sql.transaction(write) : write(sql);
+        return also?.run(tx);
+      });
+    }
+    if (also?.oneStatement) return also.run(sql, { ctes: `attempt AS (${insertAttempt}), settled AS (${settled})`, params });
+    const write = (tx: Sql) => tx.run(`WITH attempt AS (${insertAttempt}) ${settled}`, params);
+    if (!also) return write(sql).then(() => undefined);
+    return sql.transaction(async (tx) => {
+      await write(tx);
+      return also.run(tx);
+    });
   };
   /** `settle` for `record`: the updates' final status and the answer's. */
   const finalStatus = (status: UpdateStatus, lastStatus: number | null, error: string | null, deliveredAt: string | null, at: string) => ({
@@ -293,7 +310,7 @@ export function updateOutbox(sql: Sql, clock: Clock) {
     },
 
     /** The request for `ids` was answered 2xx: they are delivered. `also` runs in the same transaction. */
-    async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: (tx: Sql) => Promise<T>): Promise<T | undefined> {
+    async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: AlongWith<T>): Promise<T | undefined> {
       const at = now();
       return record(attempt, ids, finalStatus('delivered', status, null, at, at), also);
     },
@@ -304,7 +321,7 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       ids: readonly number[],
       status: number | null,
       error: string,
-      also?: (tx: Sql) => Promise<T>,
+      also?: AlongWith<T>,
     ): Promise<T | undefined> {
       const at = now();
       return record(attempt, ids, finalStatus('dead', status, error.slice(0, 1000), null, at), also);

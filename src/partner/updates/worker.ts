@@ -4,11 +4,11 @@ import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
-import type { Sql } from '../../lib/sql.js';
+import type { Prelude, Sql } from '../../lib/sql.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { DeliveryRequest, Platform } from '../platforms/platform.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
-import type { DeliveryAttempt, DeliveryTarget, QueuedUpdate, UpdateOutbox } from './outbox.js';
+import type { AlongWith, DeliveryAttempt, DeliveryTarget, QueuedUpdate, UpdateOutbox } from './outbox.js';
 import {
   DELIVERY_CONCURRENCY,
   DELIVERY_LOG_RETENTION_MS,
@@ -76,11 +76,12 @@ export interface DeliveryWorkerDeps {
   leaseMs: number;
   /**
    * What the platform's answer says about the report (`reportKnown`, policy.ts): recorded in the
-   * transaction that records the delivery — the lifecycle's `platformAnswered`, which queues the
-   * invitation e-mail on the first acceptance and cancels an invitation the platform does not know.
-   * True when it changed something.
+   * same commit as the delivery — the lifecycle's `platformAnswered`, which queues the invitation
+   * e-mail on the first acceptance and cancels an invitation the platform does not know. One
+   * statement on PostgreSQL, carrying the delivery's record when given it as `prelude`
+   * (outbox.ts, `AlongWith`). True when it changed something.
    */
-  recordAnswer?: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }) => Promise<boolean>;
+  recordAnswer?: (tx: Sql, reportId: string, answer: { accepted: true } | { accepted: false; reason: string }, prelude?: Prelude) => Promise<boolean>;
   /** Told once `recordAnswer` changed something and committed, with the answer: an e-mail may be due (the lifecycle's `answerRecorded`). */
   onRecorded?: (answer: { accepted: boolean }) => void;
 }
@@ -219,10 +220,10 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry';
     const known = sent.kind === 'answer' ? platform?.reportKnown?.(sent.status) : undefined;
     const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
-    /** What the answer means for the invitation, in the transaction that records it. */
-    const answered = (answer: { accepted: true } | { accepted: false; reason: string }) => {
+    /** What the answer means for the invitation, recorded with the attempt: one statement with it on PostgreSQL. */
+    const answered = (answer: { accepted: true } | { accepted: false; reason: string }): AlongWith<boolean> | undefined => {
       const recordAnswer = deps.recordAnswer;
-      return recordAnswer && ((tx: Sql) => recordAnswer(tx, head.reportId, answer));
+      return recordAnswer && { oneStatement: true, run: (tx, prelude) => recordAnswer(tx, head.reportId, answer, prelude) };
     };
     const told = (changed: boolean | undefined, answer: { accepted: boolean }) => {
       if (changed) deps.onRecorded?.(answer);
@@ -230,10 +231,15 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     if (outcome === 'delivered') {
       const after = typeof request === 'string' ? undefined : request.platformDataAfter;
       const accepted = answered({ accepted: true });
-      const also = async (tx: Sql) => {
-        if (after) await outbox.replacePlatformData(tx, head.reportId, after);
-        return accepted?.(tx);
-      };
+      // What the platform stored changes the same row as the acceptance: two statements, a transaction.
+      const also: AlongWith<boolean | undefined> | undefined = after
+        ? {
+            run: async (tx) => {
+              await outbox.replacePlatformData(tx, head.reportId, after);
+              return accepted?.run(tx);
+            },
+          }
+        : accepted;
       told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also), { accepted: true });
       run.delivered += ids.length;
       logger.info(log, 'report update delivered');
