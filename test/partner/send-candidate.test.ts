@@ -61,6 +61,23 @@ describe('send_candidate', () => {
     expect(await invitationRows()).toHaveLength(1);
   });
 
+  it('when a report id already used comes again with a test the account does not have, then 422 "Unknown test" (the test is checked first) and the invitation is untouched', async () => {
+    const body = candidateBody({ test_id: String(c.testIds[0]) });
+    expect((await send(body)).status).toBe(201);
+    const res = await send({ ...body, test_id: '999999' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('Unknown test');
+    expect(await invitationRows()).toMatchObject([{ report_id: body.report_id, test_id: String(c.testIds[0]), test_name: 'JavaScript' }]);
+  });
+
+  it("when a report id already used comes again with another of the account's tests, then 409 and the first invitation is kept", async () => {
+    const body = candidateBody({ test_id: String(c.testIds[0]) });
+    expect((await send(body)).status).toBe(201);
+    const res = await send({ ...body, test_id: String(c.testIds[1]) });
+    expect(res.status).toBe(409);
+    expect(await invitationRows()).toMatchObject([{ report_id: body.report_id, test_id: String(c.testIds[0]), test_name: 'JavaScript' }]);
+  });
+
   it('when 20 duplicates of one report arrive concurrently, then exactly one invitation exists and all get 201', async () => {
     const server: Server = h.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

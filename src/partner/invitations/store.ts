@@ -102,8 +102,18 @@ export interface InvitationRow {
  */
 export type ProductCancel = 'pending' | 'told' | 'dead' | 'by_product';
 
-/** What happened to a send_candidate: a new invitation, a replay of the same one, or a clash. */
-export type CreateOutcome = 'created' | 'replayed' | 'conflict';
+/**
+ * What happened to a send_candidate: a new invitation, a replay of the same one, or a clash; or,
+ * for a test of the kit's `tests` table (`NewInvitation` without its `testName`), no such test of
+ * the account's there.
+ */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict' | 'unknown_test';
+
+/** A new invitation as a send stores it: without its `testName` when the test is one of the kit's `tests` table, whose row has it. */
+export type InvitationToStore = NewInvitation | Omit<NewInvitation, 'testName'>;
+
+/** A test id of the kit's `tests` table as the platforms send it: its number, written as listed ("01" names no test). */
+export const CATALOG_TEST_ID = /^[1-9]\d{0,14}$/;
 
 export type InvitationStore = ReturnType<typeof invitationStore>;
 
@@ -131,27 +141,43 @@ export function invitationStore(sql: Sql, clock: Clock) {
      * under that id is a conflict. The insert rests on the unique report_id, not on a read first,
      * so two sends of one report at once, on one instance or two, cannot both create. `tx`: the
      * group commit's transaction (app.ts).
+     *
+     * Without a `testName`, the test is one of the kit's `tests` table (`catalog.table`, the
+     * demo's): the INSERT takes its name from the account's row there, a send in one statement,
+     * and `unknown_test` when the account has no such test (checked before replay and conflict).
      */
-    async create(input: NewInvitation, tx: Sql = sql): Promise<CreateOutcome> {
+    async create(input: InvitationToStore, tx: Sql = sql): Promise<CreateOutcome> {
+      const fromCatalog = !('testName' in input);
+      if (fromCatalog && !CATALOG_TEST_ID.test(input.testId)) return 'unknown_test';
       const now = isoAt(clock.now());
+      const params = [
+        input.reportId, input.accountId, input.companyId, input.candidateId, input.testId,
+        fromCatalog ? Number(input.testId) : input.testName,
+        input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs),
+        input.platform, JSON.stringify(input.platformData), now,
+      ];
+      const columns = `report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
+            last_name, email, phone, extra_inputs, platform, platform_data, next_start_at, created_at, updated_at`;
       const result = await tx.run(
-        `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name,
-            last_name, email, phone, extra_inputs, platform, platform_data, next_start_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)
-         ON CONFLICT (report_id) DO NOTHING`,
-        [
-          input.reportId, input.accountId, input.companyId, input.candidateId, input.testId, input.testName,
-          input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs),
-          input.platform, JSON.stringify(input.platformData), now,
-        ],
+        fromCatalog
+          ? `INSERT INTO invitations (${columns})
+             SELECT $1, $2, $3, $4, $5, t.name, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14 FROM tests t WHERE t.id = $6 AND t.account_id = $2
+             ON CONFLICT (report_id) DO NOTHING`
+          : `INSERT INTO invitations (${columns})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)
+             ON CONFLICT (report_id) DO NOTHING`,
+        params,
       );
       if (result.changes === 1) return 'created';
-      const prior = await tx.get<Pick<InvitationRow, 'account_id' | 'candidate_id' | 'test_id' | 'platform'>>(
-        'SELECT account_id, candidate_id, test_id, platform FROM invitations WHERE report_id = $1',
-        [input.reportId],
+      // Nothing stored: the test is not the account's, or the report_id was used (by this send before, or another).
+      const prior = await tx.get<Pick<InvitationRow, 'account_id' | 'candidate_id' | 'test_id' | 'platform'> & { known: number }>(
+        `SELECT ${fromCatalog ? 'CASE WHEN EXISTS (SELECT 1 FROM tests WHERE id = $2 AND account_id = $3) THEN 1 ELSE 0 END' : '1'} AS known,
+                i.account_id, i.candidate_id, i.test_id, i.platform
+           FROM (SELECT 1 AS one) o LEFT JOIN invitations i ON i.report_id = $1`,
+        fromCatalog ? [input.reportId, Number(input.testId), input.accountId] : [input.reportId],
       );
-      return prior &&
-        prior.account_id === input.accountId &&
+      if (!prior?.known) return 'unknown_test';
+      return prior.account_id === input.accountId &&
         prior.platform === input.platform &&
         prior.candidate_id === input.candidateId &&
         prior.test_id === input.testId

@@ -5,7 +5,7 @@ import type { Sql } from '../../lib/sql.js';
 import type { PartnerCore } from '../core.js';
 import type { Config } from '../config.js';
 import type { InvitationLinks } from '../invitations/links.js';
-import type { CreateOutcome, Invitation, NewInvitation } from '../invitations/store.js';
+import type { CreateOutcome, Invitation, InvitationToStore } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
 import type { DeliveryTarget } from '../updates/outbox.js';
 
@@ -81,7 +81,7 @@ export interface PlatformContext {
   /** The kit's signed links: the recruiter's results page (`resultsUrl`), the candidate's. */
   links: InvitationLinks;
   /** Stores a new invitation; sends arriving in one event-loop turn share one commit. */
-  createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
+  createInvitation: (input: InvitationToStore) => Promise<CreateOutcome>;
   /** Told of each new invitation, so its start need not wait for the next poll. */
   onInvitationCreated?: (reportId: string) => void;
   /** Wakes the platform's workers (`PlatformWorker.kick`) when something is queued for them. */

@@ -142,9 +142,11 @@ export interface ProviderCatalog {
   /**
    * `'tests'` when the catalog is the kit's `tests` table (the demo's): `addTests` writes there and
    * `listTests` lists the account's rows by id. The platforms' test listings then read the token
-   * and the tests in one statement, one round trip to PostgreSQL instead of two, without calling
-   * `listTests` (which still serves the harness and anything else). Absent: the kit checks the
-   * token, then calls `listTests`.
+   * and the tests in one statement, one round trip to PostgreSQL instead of two, and their sends
+   * store the invitation with an INSERT that reads the test's row (one statement for the test and
+   * the send), without calling `listTests` or `findTest` (which still serve the harness and anything
+   * else). Absent: the kit checks the token, then calls `listTests`; a send calls `findTest`. A
+   * provider built on the demo's whose tests live elsewhere leaves it out.
    */
   table?: 'tests';
 }

@@ -13,7 +13,7 @@ import { refusedPatchTarget, type PatchTargetRules } from './allowlist.js';
 import type { CredentialSealer } from './credential.js';
 import { testStatus } from './status.js';
 import { ResponseErrorBody, SendTestBody, TestStatusQuery } from './wire.js';
-import { testOf } from '../../provider/find-test.js';
+import { inviteToTest } from '../../provider/find-test.js';
 import { listingOf } from '../../provider/list-tests.js';
 
 /** Where the routes live: `{PUBLIC_URL}/greenhouse/…`, the four URLs a vendor gives Greenhouse. */
@@ -78,9 +78,6 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
     const body = parseOr422(SendTestBody, req.body ?? {});
     const refused = refusedPatchTarget(body.url, rules);
     if (refused) throw unprocessable(`url ${refused}`, { url: [refused] });
-    const test = await testOf(provider, account, body.partner_test_id);
-    if (!test) throw unprocessable('Unknown test', { partner_test_id: ['is not a test of this account'] });
-
     // Greenhouse sends no idempotency key: every call is a new test instance, with an id of the kit's.
     const reportId = randomUUID();
     const { candidate } = body;
@@ -92,14 +89,13 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
       resume_url: candidate.resume_url,
       sent_by: body.sent_by,
     };
-    const invitation: NewInvitation = {
+    const invitation: Omit<NewInvitation, 'testName'> = {
       reportId,
       accountId: account.id,
       // Greenhouse names neither a company nor a candidate by number.
       companyId: 0,
       candidateId: 0,
       testId: body.partner_test_id,
-      testName: test.name,
       firstName: candidate.first_name,
       lastName: candidate.last_name,
       email: candidate.email,
@@ -108,7 +104,9 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
       platform: GREENHOUSE,
       platformData: { ...platformData },
     };
-    const outcome = await context.createInvitation(invitation);
+    // The test looked up and the invitation stored: one statement where the catalog is the kit's table.
+    const outcome = await inviteToTest(provider, account, invitation, context.createInvitation);
+    if (outcome === 'unknown_test') throw unprocessable('Unknown test', { partner_test_id: ['is not a test of this account'] });
     // A fresh UUID cannot have been used: anything else is a bug, answered 500 by the error handler.
     if (outcome !== 'created') throw new Error(`send_test: a new report id was ${outcome}`);
     context.onInvitationCreated?.(reportId);

@@ -7,9 +7,9 @@ import { jsonBody } from '../../../lib/perf/json-body.js';
 import { sendJson } from '../../../lib/perf/send-json.js';
 import { parseOr422 } from '../../../lib/http/validate.js';
 import type { InvitationLifecycle } from '../../invitations/lifecycle.js';
-import type { CreateOutcome, InvitationStore, NewInvitation } from '../../invitations/store.js';
+import type { CreateOutcome, InvitationStore, InvitationToStore } from '../../invitations/store.js';
 import type { Provider } from '../../provider/types.js';
-import { testOf } from '../../provider/find-test.js';
+import { inviteToTest } from '../../provider/find-test.js';
 import { listingOf } from '../../provider/list-tests.js';
 
 export interface CallbackDeps {
@@ -19,7 +19,7 @@ export interface CallbackDeps {
    * Stores a new invitation (`InvitationStore.create`); the app passes it through `groupCommit`,
    * so that the sends of one event-loop turn share one commit.
    */
-  createInvitation: (input: NewInvitation) => Promise<CreateOutcome>;
+  createInvitation: (input: InvitationToStore) => Promise<CreateOutcome>;
   /** Cancels an invitation and queues the report's `canceled` update in the same transaction. */
   lifecycle: Pick<InvitationLifecycle, 'cancel'>;
   provider: Provider;
@@ -92,16 +92,13 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
     if (account.companyId !== body.company_id) {
       throw forbidden('This token is not connected to this company');
     }
-    const test = await testOf(provider, account, body.test_id);
-    if (!test) throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
-
-    const outcome = await deps.createInvitation({
+    // The test looked up and the invitation stored: one statement where the catalog is the kit's table.
+    const outcome = await inviteToTest(provider, account, {
       reportId: body.report_id,
       accountId: account.id,
       companyId: body.company_id,
       candidateId: body.candidate_id,
       testId: body.test_id,
-      testName: test.name,
       firstName: body.first_name,
       lastName: body.last_name,
       email: body.email,
@@ -109,7 +106,8 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
       extraInputs: body.admin ? { admin: body.admin } : {},
       platform: HIRING_PLATFORM,
       platformData: {},
-    });
+    }, deps.createInvitation);
+    if (outcome === 'unknown_test') throw unprocessable('Unknown test', { test_id: ['is not a test of this account'] });
     if (outcome === 'conflict') throw conflict('report_id was already used for another candidate or test');
     if (outcome === 'created') deps.onInvitationCreated?.(body.report_id);
     sendJson(res, 201, { id: body.report_id, status: 'sent' });
