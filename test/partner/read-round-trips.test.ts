@@ -1,6 +1,8 @@
+import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countingStatements } from '../../src/lib/sql.js';
+import { ON_POSTGRES } from '../support/database.js';
 import { bearer, partnerHarness, type PartnerHarness } from '../support/partner.js';
 
 /**
@@ -46,6 +48,31 @@ describe('statements per read', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
     expect(statements).toBe(1);
+  });
+
+  it('tests of a customer who keeps calling: nothing once both read caches hold it on SQLite (one statement on PostgreSQL), and a test added from another connection, as the accounts CLI adds one, is listed on the next call', async () => {
+    const c = await h.customer('Acme', ['JavaScript'], 42);
+    const list = () => counted(() => request(h.app).get('/callbacks/tests').set(bearer(c.token)));
+    // The caches keep a key missed twice (lib/perf/read-cache.ts): the token from the third call,
+    // its tests, asked only once the token is held, from the fifth.
+    for (let i = 0; i < 4; i++) expect((await list()).res.status).toBe(200);
+    const again = await list();
+    expect(again.res.body).toEqual([{ id: c.testIds[0], name: 'JavaScript' }]);
+    expect(again.statements).toBe(ON_POSTGRES ? 1 : 0);
+
+    const added = ['INSERT INTO tests (account_id, name, created_at) VALUES ($1, $2, $3)', [c.accountId, 'Ruby', new Date().toISOString()]] as const;
+    if (ON_POSTGRES) await h.sql.run(...added);
+    else {
+      const other = new Database(h.dbFile);
+      other.prepare(added[0].replace(/\$\d/g, '?')).run(...added[1]);
+      other.close();
+    }
+    const after = await list();
+    expect(after.res.body).toEqual([
+      { id: c.testIds[0], name: 'JavaScript' },
+      { id: expect.any(Number), name: 'Ruby' },
+    ]);
+    expect(after.statements).toBe(1);
   });
 
   it('Greenhouse list_tests: one statement, the key and the catalog together', async () => {

@@ -31,6 +31,12 @@ function toSummary(r: SummaryRow): AccountSummary {
 
 export type AccountStore = ReturnType<typeof accountStore>;
 
+/** A test of the kit's `tests` table, as the platforms' test listings show it. */
+interface CatalogTest {
+  id: number;
+  name: string;
+}
+
 /** An account as read with one of its tokens. */
 type TokenRow = AccountRow & { digest: Buffer; revoked_at: string | null };
 
@@ -43,6 +49,11 @@ export function accountStore(sql: Sql, clock: Clock) {
   // Every callback authenticates; tokens already seen skip the parse, hash and query. Any write to
   // accounts or tokens (a bind, a revocation from the CLI) empties the cache: see lib/perf/read-cache.ts.
   const authenticated = readCache<string, Account>(sql, { max: 10_000 });
+  // The tests of an account whose catalog is the kit's `tests` table, for the platforms' test
+  // listings: a customer the caches hold is listed with no query (a write to tests empties it).
+  const catalogs = readCache<number, readonly CatalogTest[]>(sql, { max: 10_000 });
+  const testsOf = async (accountId: number): Promise<readonly CatalogTest[]> =>
+    Object.freeze(await sql.all<CatalogTest>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [accountId]));
   /** The row's account when the row is `token`'s: not revoked, and its secret matches the stored digest. */
   const accountIf = (token: string, row: TokenRow | undefined): Account | undefined =>
     row && row.revoked_at === null && tokenMatches(token, row.digest) ? Object.freeze({ id: row.id, name: row.name, companyId: row.company_id }) : undefined;
@@ -62,7 +73,7 @@ export function accountStore(sql: Sql, clock: Clock) {
    * The token's account with its rows of the kit's `tests` table, in one statement: one row per
    * test in id order, or one row with no test when the account has none.
    */
-  const lookupWithTests = async (token: string): Promise<{ account: Account; tests: { id: number; name: string }[] } | undefined> => {
+  const lookupWithTests = async (token: string): Promise<{ account: Account; tests: readonly CatalogTest[] } | undefined> => {
     const parsed = parseToken(token);
     if (!parsed) return undefined;
     const rows = await sql.all<TokenRow & { test_id: number | null; test_name: string | null }>(
@@ -75,7 +86,7 @@ export function accountStore(sql: Sql, clock: Clock) {
     );
     const account = accountIf(token, rows[0]);
     if (!account) return undefined;
-    return { account, tests: rows[0]!.test_id === null ? [] : rows.map((r) => ({ id: r.test_id!, name: r.test_name! })) };
+    return { account, tests: Object.freeze(rows[0]!.test_id === null ? [] : rows.map((r) => ({ id: r.test_id!, name: r.test_name! }))) };
   };
 
   const issueFor = async (tx: Sql, accountId: number): Promise<string> => {
@@ -101,15 +112,16 @@ export function accountStore(sql: Sql, clock: Clock) {
      * `authenticate`, and the account's tests where they are the kit's `tests` table (a provider's
      * `catalog.table`), in one statement: the token joined to its tests, or the tests alone for a
      * token the read cache holds. A platform's test listing costs one round trip to PostgreSQL, not
-     * two (the token, then the catalog).
+     * two (the token, then the catalog). On SQLite, a customer both read caches hold costs none.
      */
-    async authenticateWithTests(token: string): Promise<{ account: Account; tests: { id: number; name: string }[] } | undefined> {
-      // One statement either way: a token the read cache holds (SQLite) needs only its tests, which
-      // cost a third of the joined read there; any other is read joined to its tests.
+    async authenticateWithTests(token: string): Promise<{ account: Account; tests: readonly CatalogTest[] } | undefined> {
+      // At most one statement: a token the read cache holds (SQLite) needs only its tests, which
+      // cost a third of the joined read there, or nothing when they are cached too; any other is
+      // read joined to its tests.
       let joined: Awaited<ReturnType<typeof lookupWithTests>>;
       const account = await authenticated.get(token, async (t) => (joined = await lookupWithTests(t))?.account);
       if (!account) return undefined;
-      return joined ?? { account, tests: await sql.all<{ id: number; name: string }>('SELECT id, name FROM tests WHERE account_id = $1 ORDER BY id', [account.id]) };
+      return joined ?? { account, tests: (await catalogs.get(account.id, testsOf))! };
     },
 
     /**
