@@ -141,7 +141,7 @@ interface Target {
   databasePids?: () => number[];
   /** How much of the sends' background work is not done yet, for a server that works on the partner's tables. */
   backgroundLeft?: () => Promise<number>;
-  /** On PostgreSQL: vacuums the target's database, at the end of each of its runs (see `run`). */
+  /** On PostgreSQL: vacuums the target's database, at the end of each of its runs (`databaseOf`). */
   vacuum?: () => Promise<void>;
   prefix: string;
   customers: Customer[];
@@ -171,7 +171,7 @@ async function main() {
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-bench-'));
   const children: ChildProcess[] = [];
-  /** The bench's own connections to the targets' databases (`backgroundLeftOn`), closed before the servers stop. */
+  /** The bench's own connections to the targets' databases (`databaseOf`), closed before the servers stop. */
   const closing: (() => unknown)[] = [];
   const closeAll = async () => {
     for (const close of closing.splice(0)) await close();
@@ -220,7 +220,7 @@ async function main() {
     const targets: Target[] = [
       { name: 'baseline', ...one(baseline), prefix: '', customers: baselineCustomers },
       { name: 'express', ...one(express), prefix: '', customers: baselineCustomers },
-      { name: 'partner', ...one(partner), prefix: '/callbacks', customers: partnerCustomers, backgroundLeft: backgroundLeftOn({ DATABASE_PATH: partnerDb }, closing) },
+      { name: 'partner', ...one(partner), prefix: '/callbacks', customers: partnerCustomers, ...databaseOf({ DATABASE_PATH: partnerDb }, closing) },
     ];
     if (process.env.BENCH_POSTGRES !== '0') {
       postgres = await startPostgres({ durable: true });
@@ -237,8 +237,7 @@ async function main() {
           urls: servers.map((s) => s.url),
           pids: () => [...servers.map((s) => s.pid), ...pg.pids()],
           databasePids: pg.pids,
-          backgroundLeft: backgroundLeftOn(database, closing),
-          vacuum: vacuumOn(database.DATABASE_URL, closing),
+          ...databaseOf(database, closing),
           prefix: '/callbacks',
           customers,
         };
@@ -249,14 +248,13 @@ async function main() {
       const referenceOn = async (name: 'pg baseline' | 'pg baseline, postgres.js' | 'pg express', script: string[]): Promise<Target> => {
         const url = await pg.createDatabase(`bench_${name.replace(/\W+/g, '_')}`);
         const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
-        const server = await startServer(name.replace(/\W+/g, '-'), pinned(1, process.execPath, [...script, '--port', '0', '--postgres', url]), {}, children, dir);
+        const server = await startServer(slug(name), pinned(1, process.execPath, [...script, '--port', '0', '--postgres', url]), {}, children, dir);
         return {
           name,
           urls: [server.url],
           pids: () => [server.pid, ...pg.pids()],
           databasePids: pg.pids,
-          backgroundLeft: backgroundLeftOn({ DATABASE_URL: url }, closing),
-          vacuum: vacuumOn(url, closing),
+          ...databaseOf({ DATABASE_URL: url }, closing),
           prefix: '',
           customers,
         };
@@ -742,8 +740,9 @@ async function paced(target: Target, callback: Callback, pattern: Pattern, opts:
  * report update are sent after the answer) is charged to that run's CPU time per request, and the
  * next run starts on a quiet server. Idle is under 5% of a core for a whole second, five 200 ms
  * windows in a row: a server held up in a long disk write uses no CPU either, and a single window
- * took it for idle with its backlog still queued, which the next run then paid for. Gives up after
- * 60 s.
+ * took it for idle with its backlog still queued, which the next run then paid for. With
+ * `backgroundLeft`, idle is not enough: the sends' background work must be done too (work waiting
+ * for a poll or a retry uses no CPU meanwhile). Gives up after 120 s, and says so.
  */
 async function settle(pids: number[] | (() => number[]), backgroundLeft?: () => Promise<number>): Promise<void> {
   const now = () => (typeof pids === 'function' ? pids() : pids);
@@ -763,35 +762,34 @@ async function settle(pids: number[] | (() => number[]), backgroundLeft?: () => 
 }
 
 /**
- * `VACUUM (ANALYZE)` of a target's database on PostgreSQL, run at the end of each of its runs, in
- * its CPU time: the dead rows a run's writes leave are cleaned up, and charged, in that run. Left to
- * autovacuum, the cleanup of one target's sends came in another's run, on the same server (the
- * partner's send followed plain Express's or the two instances' in every round, and measured 4×
- * the baseline's where it measured 2× run beside the baseline alone).
+ * What the bench asks of a target's database with the partner's tables (the partner's, and the
+ * PostgreSQL references', which use them), on one connection of its own:
+ * - `backgroundLeft`: the sends' background work not done yet (invitations not started, report
+ *   updates and e-mails not sent), read once the servers are quiet, so it costs a run one statement;
+ * - on PostgreSQL, `vacuum`: `VACUUM (ANALYZE)`, run at the end of each of the target's runs, in its
+ *   CPU time, so the dead rows a run's writes leave are cleaned up, and charged, in that run. Left to
+ *   autovacuum, the cleanup of one target's sends came in another's run on the same server (the
+ *   partner's send followed plain Express's or the two instances' in every round, and measured 4×
+ *   the baseline's where it measured 2× run beside the baseline alone).
  */
-function vacuumOn(url: string, closing: (() => unknown)[]): () => Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  closing.push(() => pool.end());
-  return async () => void (await pool.query('VACUUM (ANALYZE)'));
-}
-
-/**
- * The sends' background work not done yet on a database with the partner's tables (the partner's,
- * and the PostgreSQL references', which use them): invitations not started, report updates and
- * e-mails not sent. Read once the servers are quiet, so it costs the run one statement.
- */
-function backgroundLeftOn(database: { DATABASE_PATH?: string; DATABASE_URL?: string }, closing: (() => unknown)[]): () => Promise<number> {
+function databaseOf(
+  database: { DATABASE_PATH?: string; DATABASE_URL?: string },
+  closing: (() => unknown)[],
+): Pick<Target, 'backgroundLeft' | 'vacuum'> {
   const text = `SELECT (SELECT count(*) FROM invitations WHERE status = 'sent' AND started_at IS NULL)
     + (SELECT count(*) FROM report_updates WHERE status = 'pending') + (SELECT count(*) FROM mail_outbox WHERE status = 'pending') AS n`;
   if (database.DATABASE_URL) {
     const pool = new pg.Pool({ connectionString: database.DATABASE_URL, max: 1 });
     closing.push(() => pool.end());
-    return async () => Number((await pool.query<{ n: string }>(text)).rows[0]!.n);
+    return {
+      backgroundLeft: async () => Number((await pool.query<{ n: string }>(text)).rows[0]!.n),
+      vacuum: async () => void (await pool.query('VACUUM (ANALYZE)')),
+    };
   }
   const db = new Database(database.DATABASE_PATH!, { readonly: true });
   closing.push(() => db.close());
   const statement = db.prepare<[], { n: number }>(text);
-  return async () => statement.get()!.n;
+  return { backgroundLeft: async () => statement.get()!.n };
 }
 
 /**
@@ -878,10 +876,12 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
   console.log('');
 }
 
+/** A target's label as BENCH_TARGETS and the log files name it: each run of non-word characters a dash. */
+const slug = (name: string) => name.replace(/\W+/g, '-');
+
 /** The targets `BENCH_TARGETS` names (comma-separated, each label with its non-word runs as dashes); all without it. */
 function targetsNamed(targets: Target[], names: string | undefined): Target[] {
   if (!names) return targets;
-  const slug = (name: string) => name.replace(/\W+/g, '-').replace(/-$/, '');
   const wanted = names.split(',').map((n) => n.trim());
   for (const n of wanted) {
     if (!targets.some((t) => slug(t.name) === n)) throw new Error(`BENCH_TARGETS: ${n} is none of ${targets.map((t) => slug(t.name)).join(', ')}`);

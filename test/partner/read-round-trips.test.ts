@@ -73,6 +73,13 @@ describe('statements per read', () => {
       { id: expect.any(Number), name: 'Ruby' },
     ]);
     expect(after.statements).toBe(1);
+
+    // Another customer, cached too, is listed its own tests, never the first one's.
+    const other = await h.customer('Other', ['Go'], 43);
+    let listed: request.Response | undefined;
+    for (let i = 0; i < 5; i++) listed = await request(h.app).get('/callbacks/tests').set(bearer(other.token));
+    expect(listed!.body).toEqual([{ id: other.testIds[0], name: 'Go' }]);
+    expect((await list()).res.body.map((t: { name: string }) => t.name)).toEqual(['JavaScript', 'Ruby']);
   });
 
   it('Greenhouse list_tests: one statement, the key and the catalog together', async () => {

@@ -78,13 +78,13 @@ describe("another account's key id", () => {
 });
 
 describe('report ids across accounts', () => {
-  it('when another account sends a report_id already used, with the same candidate and a test id both catalogs share, then it answers 409 and keeps the first', async () => {
-    // A vendor whose catalog is the same for every customer: test ids are not per account.
-    const h = await partnerHarness({
+  // A vendor whose catalog is the same for every customer: test ids are not per account. Its tests
+  // are not the kit's `tests` table: no `catalog.table`, so the kit asks its findTest.
+  const sharedCatalog = () =>
+    partnerHarness({
       provider: async (sql) => {
         const demo = await demoOn(sql);
         const shared = { id: 'js-basics', name: 'JavaScript basics' };
-        // Its tests are not the kit's `tests` table: no `catalog.table`, so the kit asks findTest.
         return {
           ...demo,
           catalog: { ...demo.catalog!, table: undefined },
@@ -93,6 +93,24 @@ describe('report ids across accounts', () => {
         };
       },
     });
+
+  it("when a vendor's catalog is its own, then its findTest decides a send: an id it knows is stored with the name it gives, one it does not is 422 and stores nothing", async () => {
+    const h = await sharedCatalog();
+    try {
+      const a = await h.customer('A', [], 3);
+      const send = (testId: string) => request(h.app).post('/callbacks/send_candidate').set(bearer(a.token)).send(candidateBody({ company_id: 3, test_id: testId }));
+      const unknown = await send('1');
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.error).toBe('Unknown test');
+      expect((await send('js-basics')).status).toBe(201);
+      expect(await h.rows('SELECT test_id, test_name FROM invitations')).toEqual([{ test_id: 'js-basics', test_name: 'JavaScript basics' }]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('when another account sends a report_id already used, with the same candidate and a test id both catalogs share, then it answers 409 and keeps the first', async () => {
+    const h = await sharedCatalog();
     try {
       const a = await h.customer('A', [], 3);
       const b = await h.customer('B', [], 4);

@@ -309,13 +309,13 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       return (await sql.all<AttemptRow>(`SELECT * FROM report_update_attempts WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId])).map(toAttempt);
     },
 
-    /** The request for `ids` was answered 2xx: they are delivered. `also` runs in the same transaction. */
+    /** The request for `ids` was answered 2xx: they are delivered. `also` is written in the same commit (`record`). */
     async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: AlongWith<T>): Promise<T | undefined> {
       const at = now();
       return record(attempt, ids, finalStatus('delivered', status, null, at, at), also);
     },
 
-    /** The platform refused the request for good: dead letters. `also` runs in the same transaction. */
+    /** The platform refused the request for good: dead letters. `also` is written in the same commit (`record`). */
     async dead<T>(
       attempt: Omit<DeliveryAttempt, 'id'>,
       ids: readonly number[],
