@@ -97,11 +97,11 @@ describe("the tests' PostgreSQL databases, given back", () => {
     await admin.database.sql.get('SELECT pg_terminate_backend($1)', [pid]);
     await eventually(async () => expect(await connected(admin.database, pid)).toBe(false), { what: 'the kept connection to end' });
 
+    // Its pool may not have read the end from the socket yet, on a busy machine: the first query
+    // sent on that connection would be refused. The harness asks the kept pool before handing it out.
     const again = await open('demo');
     expect(again.url).toBe(first.url);
-    // The pool drops the broken connection as it learns of it, as the partner's does (src/lib/sql.ts);
-    // a query that reached it first is refused, and the next opens another.
-    expect(await eventually(() => backend(again.database), { what: 'a query on a new connection' })).not.toBe(pid);
+    expect(await backend(again.database)).not.toBe(pid);
     expect(Object.values(await contents(again.database)).every((n) => n === 0)).toBe(true);
     await giveBack(again);
     await giveBack(admin);

@@ -85,11 +85,29 @@ export async function openTestDatabase(
 ): Promise<PartnerDatabase> {
   const url = settings.databaseUrl;
   if (!ON_POSTGRES || !url || options.onConnectionError || options.pool) return openPartnerDatabase(settings, options);
-  const pool = kept.get(url) ?? postgresPool(url);
-  kept.delete(url);
+  const pool = (await checkedKept(url)) ?? postgresPool(url);
   const database = await openPartnerDatabase(settings, { ...options, pool });
   poolOf.set(database, pool);
   return database;
+}
+
+/**
+ * The pool kept with the spare database at `url`, taken, once a query on it has answered; ended
+ * if none did. The server may have ended its connections meanwhile (a restart, a test's
+ * pg_terminate_backend), and the pool drops one only once it has read that from the socket, which
+ * on a busy machine may come after the next test's first query: that query would be refused.
+ */
+async function checkedKept(url: string): Promise<pg.Pool | undefined> {
+  const pool = kept.get(url);
+  kept.delete(url);
+  if (!pool) return undefined;
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch {
+    await pool.end().catch(() => {});
+    return undefined;
+  }
 }
 
 /** The pools of databases given back with their connections open, by URL: ended as each test file ends (`endKeptConnections`). */
