@@ -59,6 +59,17 @@ describe("the tests' PostgreSQL databases, given back", () => {
     await giveBack(again);
   });
 
+  it('are every one given back, not only the first copy the worker made', async () => {
+    // Two at once: the second is a copy of its own, made by another CREATE DATABASE.
+    const both = [await open('demo'), await open('demo')];
+    const urls = both.map((d) => d.url);
+    expect(new Set(urls).size).toBe(2);
+    for (const d of both) await giveBack(d);
+    const again = [await open('demo'), await open('demo')];
+    expect(again.map((d) => d.url).sort()).toEqual([...urls].sort());
+    for (const d of again) await giveBack(d);
+  });
+
   it('are given only to a test asking for the template they match (the kit\'s has none of the demo\'s tables)', async () => {
     const demo = await open('demo');
     await giveBack(demo);
@@ -125,6 +136,7 @@ describe("the tests' PostgreSQL databases, given back", () => {
     ['a column', 'ALTER TABLE accounts ADD COLUMN note TEXT'],
     ['an index', 'CREATE INDEX accounts_by_name ON accounts (name)'],
     ['a grant', 'GRANT SELECT ON accounts TO PUBLIC'],
+    ['an attribute of the database', 'DO $$ BEGIN EXECUTE format(\'ALTER DATABASE %I CONNECTION LIMIT 50\', current_database()); END $$'],
     ['a setting of the database', 'DO $$ BEGIN EXECUTE format(\'ALTER DATABASE %I SET statement_timeout = 1\', current_database()); END $$'],
     ['a migration it recorded', "INSERT INTO schema_migrations (name, applied_at) VALUES ('mine/001_products.sql', 'now')"],
   ])('are not given again when the test left %s', async (_what, statement) => {

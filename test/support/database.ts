@@ -161,7 +161,9 @@ async function givenBack(sql: Sql, url: string): Promise<boolean> {
 /**
  * The catalogs a test could change, each by its number of rows and the newest transaction that
  * wrote one (a row a statement of schema adds, alters or drops is a new version), with the rows
- * of the migrations' bookkeeping (the only table the template has rows in).
+ * of the migrations' bookkeeping (the only table the template has rows in). The database's own
+ * row is read by what ALTER DATABASE can change (owner, limits, rights), not by its version: each
+ * copy's row is written by the CREATE DATABASE that made it, so no copy's version is another's.
  */
 const CATALOG = `SELECT concat_ws(' ', ${[
   'pg_namespace', 'pg_class', 'pg_attribute', 'pg_attrdef', 'pg_constraint', 'pg_index', 'pg_trigger', 'pg_proc',
@@ -169,7 +171,7 @@ const CATALOG = `SELECT concat_ws(' ', ${[
 ]
   .map((table) => `(SELECT count(*) || '/' || coalesce(max(xmin::text::bigint), 0) FROM ${table})`)
   .join(', ')},
-  (SELECT xmin::text FROM pg_database WHERE datname = current_database()),
+  (SELECT md5((to_jsonb(d) - 'oid' - 'datname' - 'datfrozenxid' - 'datminmxid')::text) FROM pg_database d WHERE datname = current_database()),
   (SELECT count(*) FROM pg_db_role_setting WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())),
   (SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()),
   (SELECT md5(string_agg(name, ',' ORDER BY name)) FROM schema_migrations)) AS catalog`;
