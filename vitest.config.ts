@@ -80,7 +80,8 @@ export default defineConfig({
     // more of the run starting Node and loading the kit than running tests. No file leaves anything
     // for the next: no environment variable or global is changed, nothing is mocked, fake timers and
     // the umask are restored, and no server, socket or timer is left running (as
-    // process.getActiveResourcesInfo() shows after each file). What the kit keeps per module is
+    // process.getActiveResourcesInfo() shows after each file), but the page tests' Chromium, which
+    // the next page test file uses (test/support/browser.ts). What the kit keeps per module is
     // built once and not changed (templates, the OpenAPI documents, which tests clone to edit).
     isolate: false,
     env: scratch,

@@ -14,7 +14,7 @@ import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { main } from '../../src/partner/server.js';
 import { storedMails } from '../invitations/support.js';
 import { freshDatabase, rowsOf } from '../support/database.js';
-import { clickAndLoad, launchChromium, openPage } from '../support/browser.js';
+import { clickAndLoad, leaveChromium, openPage, sharedChromium } from '../support/browser.js';
 import { eventually, present } from '../support/eventually.js';
 import { ACME, ADA, registerManifest } from './support.js';
 
@@ -62,11 +62,11 @@ beforeAll(async () => {
     return token;
   });
   await request(mock.url).post(`/api/marketplace/c/${ACME.id}/partners/${CODENAME}/integration`).send({ token }).expect(201);
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
   await partner?.close();
   await database?.close();
   await mock?.close();

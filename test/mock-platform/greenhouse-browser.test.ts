@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
-import { clickAndLoad, launchChromium, openPage } from '../support/browser.js';
+import { clickAndLoad, leaveChromium, openPage, sharedChromium } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { API_KEY, fakeGreenhousePartner, patch, type FakeGreenhousePartner } from './greenhouse-support.js';
 
@@ -15,12 +15,12 @@ let browser: Browser;
 let partner: FakeGreenhousePartner;
 let mock: RunningMockPlatform;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   partner = await fakeGreenhousePartner();
   mock = await startMockPlatform({ port: 0, logLevel: 'silent', webhookWorker: false });
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
   await mock?.close();
   await partner?.close();
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PLATFORM_OPERATIONS } from '../../src/mock-platform/openapi/document.js';
 import { REDOC_SCRIPT_PATH } from '../../src/mock-platform/openapi/routes.js';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
-import { launchChromium } from '../support/browser.js';
+import { leaveChromium, sharedChromium } from '../support/browser.js';
 
 /**
  * The sandbox's API reference: Redoc, served by the mock itself, renders /openapi.json in a real
@@ -17,10 +17,10 @@ const REDOCLY_LOGO = 'https://cdn.redoc.ly/';
 let mock: RunningMockPlatform;
 let browser: Browser;
 beforeAll(async () => {
-  [mock, browser] = await Promise.all([startMockPlatform({ port: 0, logLevel: 'silent' }), launchChromium()]);
+  [mock, browser] = await Promise.all([startMockPlatform({ port: 0, logLevel: 'silent' }), sharedChromium()]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
   await mock?.close();
 });
 

@@ -7,17 +7,17 @@ import { createLogger } from '../../src/lib/http/logger.js';
 import { candidatePages } from '../../src/partner/pages/candidate.js';
 import { resultsPage } from '../../src/partner/pages/results.js';
 import { PARTNER_ASSETS_DIR } from '../../src/partner/pages/views.js';
-import { launchChromium } from '../support/browser.js';
+import { leaveChromium, sharedChromium } from '../support/browser.js';
 import { flowHarness, linkIn, sendBody, type FlowHarness } from '../invitations/support.js';
 import { ISO_TIME, READABLE_TIME, clickAndLoad, mainText, openPage } from './browser.js';
 
 /** The candidate's pages and the recruiter's results page in headless Chromium. */
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
 });
 
 let h: FlowHarness;

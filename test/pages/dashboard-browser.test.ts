@@ -1,16 +1,16 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { leaveChromium, sharedChromium } from '../support/browser.js';
 import { flowHarness, linkIn, sendBody, type FlowHarness } from '../invitations/support.js';
 import { FULL_JWT, ISO_TIME, READABLE_TIME, asOperator, clickAndLoad, mainText, openPage } from './browser.js';
 
 /** The dashboard in headless Chromium, read as its operator reads it. */
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
 });
 
 let h: FlowHarness;

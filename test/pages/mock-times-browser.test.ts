@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { formatTime, timeHtml } from '../../src/lib/time.js';
-import { launchChromium } from '../support/browser.js';
+import { leaveChromium, sharedChromium } from '../support/browser.js';
 import { ADA, registerManifest } from '../e2e/support.js';
 import { flowHarness, type FlowHarness } from '../invitations/support.js';
 import { clickAndLoad, mainText, openPage } from './browser.js';
@@ -16,13 +16,13 @@ let browser: Browser;
 let mock: RunningMockPlatform;
 let h: FlowHarness;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   mock = await startMockPlatform({ port: 0, logLevel: 'silent', clock: { now: () => Date.parse(NOW) }, webhookWorker: false });
   h = await flowHarness({ listen: true });
   await registerManifest(mock.url, 'demo-assessments', h.publicUrl);
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
   await h?.close();
   await mock?.close();
 });

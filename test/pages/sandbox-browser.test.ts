@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
-import { launchChromium } from '../support/browser.js';
+import { leaveChromium, sharedChromium } from '../support/browser.js';
 import { ACME, ADA, CODENAME, registerManifest } from '../e2e/support.js';
 import { ADMIN, flowHarness, type FlowHarness } from '../invitations/support.js';
 import { openPage } from './browser.js';
@@ -20,7 +20,7 @@ let mock: RunningMockPlatform;
 let h: FlowHarness;
 let reportId: string;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await sharedChromium();
   mock = await startMockPlatform({ port: 0, logLevel: 'silent', webhookWorker: false });
   h = await flowHarness({
     listen: true,
@@ -41,7 +41,7 @@ beforeAll(async () => {
   expect(await h.sender.runOnce()).toMatchObject({ sent: 1 });
 });
 afterAll(async () => {
-  await browser?.close();
+  await leaveChromium(browser);
   await h?.close();
   await mock?.close();
 });

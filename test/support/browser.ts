@@ -43,6 +43,35 @@ export async function launchChromium(): Promise<Browser> {
   throw new Error(`${HOW_TO_INSTALL}\nTried:\n${tried.join('\n')}`);
 }
 
+/** The Chromium this worker's page tests share (`sharedChromium`). */
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The Chromium the page test files of this worker share, launched by the first one that asks: a
+ * worker runs its files one after another in one process (vitest.config.ts, `isolate: false`), and
+ * a launch cost some 1.6 s of CPU, once per file. A file gives it back with `leaveChromium`.
+ * Playwright ends the browser when the worker exits, as it does every browser it launched.
+ */
+export async function sharedChromium(): Promise<Browser> {
+  const browser = await (shared ??= launchChromium().catch((err: unknown) => {
+    shared = undefined;
+    throw err;
+  }));
+  if (browser.isConnected()) return browser;
+  // It crashed or was closed: the next file gets a new one.
+  shared = undefined;
+  return sharedChromium();
+}
+
+/**
+ * Closes what a file opened in the shared Chromium: its files run one after another, so every
+ * context still open is the file's own.
+ */
+export async function leaveChromium(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((context) => context.close()));
+}
+
 /**
  * A Chromium page that collects what would break it under helmet's CSP: refused scripts, styles
  * or frames, script errors, and sub-resources that failed to load. (A page answered 4xx on purpose
