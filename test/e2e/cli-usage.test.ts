@@ -8,19 +8,22 @@ import type { CliOutput } from '../../src/lib/cli.js';
 import { readMockCommandLine } from '../../src/mock-platform/server.js';
 import { readDevCommandLine } from '../../scripts/dev.js';
 import { readRegisterCommandLine } from '../../scripts/register-partner.js';
+import { kitProcess } from '../support/net.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'kit-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
- * Runs an entry point as `npm run …` does (node itself, so a kill reaches it), to its exit. Should
+ * Runs an entry point as its own process, compiled once for the run (test/support/compiled-kit.ts:
+ * the same JavaScript `npm run …` runs through tsx, which took a second more of CPU to start), to
+ * its exit; test/fork runs the npm scripts themselves. Should
  * it start servers instead of refusing its arguments, they take free ports and a throwaway
  * database, and the test fails at its time limit: the process is killed when the test ends.
  */
 const run = (script: string, args: string[], onTestFinished: (fn: () => void) => void) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, kitProcess(script, args), {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
