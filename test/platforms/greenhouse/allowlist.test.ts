@@ -103,7 +103,8 @@ describe('GREENHOUSE_PATCH_HOSTS', () => {
     ['partners.example.com/patch', 'is not a host name'],
     ['intranet', 'is not a host name'],
     ['*', 'is not a host name'],
-    ['*.com', 'would allow a whole top-level domain'],
+    ['*.', 'is not a host name'],
+    ['*.ex_ample.com', 'is not a host name'],
     ['10.0.0.5', 'is an IP address'],
     ['[::1]', 'is an IP address'],
     ['app.localhost', 'is a loopback name'],
@@ -112,5 +113,41 @@ describe('GREENHOUSE_PATCH_HOSTS', () => {
     expect(others).toEqual([]);
     expect(problem).toMatch(/^GREENHOUSE_PATCH_HOSTS: /);
     expect(problem).toContain(`"${value}" ${reason}`);
+  });
+
+  // A wildcard over a public suffix is every customer's and every stranger's domain under it: the
+  // PATCH carries the customer's key, so anyone registering a name there would receive it.
+  const overSuffix = (value: string, suffix: string) =>
+    `GREENHOUSE_PATCH_HOSTS: "${value}" would allow every domain under the public suffix "${suffix}", which anyone can register names under: list your own domain (*.example.${suffix})`;
+  const loopback = (value: string) =>
+    `GREENHOUSE_PATCH_HOSTS: "${value}" is a loopback name: remove it; loopback URLs need no entry, and are allowed only while the partner itself is reachable from this machine only (HOST and PUBLIC_URL both loopback)`;
+  it.each([
+    ['*.com', overSuffix('*.com', 'com')],
+    ['*.co.uk', overSuffix('*.co.uk', 'co.uk')],
+    ['*.CO.UK', overSuffix('*.CO.UK', 'co.uk')],
+    ['*.corp', overSuffix('*.corp', 'corp')],
+    ['*.github.io', overSuffix('*.github.io', 'github.io')],
+    ['*.s3.amazonaws.com', overSuffix('*.s3.amazonaws.com', 's3.amazonaws.com')],
+    ['localhost.localdomain', loopback('localhost.localdomain')],
+    ['*.localhost.localdomain', loopback('*.localhost.localdomain')],
+    ['foo.localhost', loopback('foo.localhost')],
+    ['*.localhost', loopback('*.localhost')],
+    ['ip6-localhost', loopback('ip6-localhost')],
+    ['ip6-loopback', loopback('ip6-loopback')],
+    ['localhost6.localdomain6', loopback('localhost6.localdomain6')],
+    ['localhost4.localdomain4', loopback('localhost4.localdomain4')],
+  ])('refuses %s at start-up, saying why in a full sentence', (value, message) => {
+    expect(problemsOf(`ok.example.com,${value}`)).toEqual([message]);
+  });
+
+  it('accepts a wildcard over a domain under a public suffix, and exact names that are a suffix', () => {
+    expect(loadConfig({ GREENHOUSE_PATCH_HOSTS: '*.example.co.uk, *.partner.github.io, *.example.com' }).greenhouse.patchHosts).toEqual([
+      { kind: 'subdomains', of: 'example.co.uk' },
+      { kind: 'subdomains', of: 'partner.github.io' },
+      { kind: 'subdomains', of: 'example.com' },
+    ]);
+    const rules = rulesOf({ ...PUBLIC, GREENHOUSE_PATCH_HOSTS: '*.example.co.uk' });
+    expect(refusedPatchTarget('https://ats.example.co.uk/patch', rules)).toBeUndefined();
+    expect(refusedPatchTarget('https://evil.co.uk/patch', rules)).toContain('must be on greenhouse.io');
   });
 });

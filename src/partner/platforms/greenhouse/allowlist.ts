@@ -1,3 +1,4 @@
+import { getPublicSuffix } from 'tldts';
 import { z } from 'zod';
 import { isLoopbackHost } from '../../defaults.js';
 
@@ -72,6 +73,26 @@ const isHostName = (labels: string[]) => labels.join('.').length <= 253 && label
 /** A URL whose host ends in a number is an IPv4 address to the WHATWG parser (`0x7f.1` is 127.0.0.1). */
 const isIpLiteral = (name: string) => /^\[?[0-9a-f:.]*:[0-9a-f:.]*\]?$/.test(name) || /(^|\.)(\d+|0x[0-9a-f]*)\.?$/.test(name);
 
+/**
+ * Names a machine resolves to itself besides `localhost` and the loopback addresses: `*.localhost`
+ * (RFC 6761), and the aliases of distributions' /etc/hosts and of systemd-resolved
+ * (`localhost.localdomain` and its subdomains, `ip6-localhost`…). None is ever a PATCH target.
+ */
+const LOOPBACK_ALIASES = new Set(['localhost.localdomain', 'localhost4', 'localhost4.localdomain4', 'localhost6', 'localhost6.localdomain6', 'ip6-localhost', 'ip6-loopback']);
+const isLoopbackName = (name: string) =>
+  isLoopbackHost(name) || LOOPBACK_ALIASES.has(name) || name.endsWith('.localhost') || name.endsWith('.localhost.localdomain');
+
+/**
+ * [kit decision] The public suffix `name` is, or undefined when it is none: `com`, `co.uk`, and
+ * the suffixes of the Public Suffix List's private section too (`github.io`, `s3.amazonaws.com`),
+ * whose names anyone can register. The list is the `tldts` package's, updated with it; a top-level
+ * domain it does not know is a suffix all the same (its default rule).
+ */
+function publicSuffix(name: string): string | undefined {
+  const suffix = getPublicSuffix(name, { allowPrivateDomains: true, extractHostname: false });
+  return suffix === name ? suffix : undefined;
+}
+
 /** Why one entry of GREENHOUSE_PATCH_HOSTS is refused, or its pattern. */
 function hostPattern(entry: string): HostPattern | string {
   const name = entry.toLowerCase();
@@ -79,11 +100,16 @@ function hostPattern(entry: string): HostPattern | string {
   const base = wildcard ? name.slice(2) : name;
   const labels = base.split('.');
   if (isIpLiteral(base)) return `"${entry}" is an IP address: list host names only`;
-  if (wildcard && labels.length === 1 && LABEL.test(base)) return `"${entry}" would allow a whole top-level domain`;
+  if (isLoopbackName(base)) {
+    return `"${entry}" is a loopback name: remove it; loopback URLs need no entry, and are allowed only while the partner itself is reachable from this machine only (HOST and PUBLIC_URL both loopback)`;
+  }
+  const suffix = wildcard && labels.every((l) => LABEL.test(l)) ? publicSuffix(base) : undefined;
+  if (suffix !== undefined) {
+    return `"${entry}" would allow every domain under the public suffix "${suffix}", which anyone can register names under: list your own domain (*.example.${suffix})`;
+  }
   if (!isHostName(labels)) {
     return `"${entry}" is not a host name (list names such as partners.example.com or *.example.com, without scheme, port or path)`;
   }
-  if (isLoopbackHost(base) || base.endsWith('.localhost')) return `"${entry}" is a loopback name: loopback URLs are allowed only while the partner is`;
   return wildcard ? { kind: 'subdomains', of: base } : { kind: 'exact', name: base };
 }
 
