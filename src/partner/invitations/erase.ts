@@ -14,13 +14,15 @@ export interface ErasedCandidate {
  * extra inputs (the admin who sent the test) of their invitations, and the recipient, subject,
  * rendered message and last error (an SMTP refusal may quote the address) of the e-mails sent to
  * them — all in one transaction. The rows stay, with their ids, statuses, scores and dates, so
- * reports, deliveries and the dashboard's counts stay consistent. Only the invitations of the
- * given accounts (those bound to the company) are touched. Running it again changes nothing.
+ * reports, deliveries and the dashboard's counts stay consistent. Only the invitations the given
+ * platform sent, of the given accounts (those bound to the company), are touched: the company and
+ * candidate numbers are that platform's, and mean nothing on another's invitations. Running it
+ * again changes nothing.
  */
 export async function eraseCandidatePersonalData(
   sql: Sql,
   clock: Clock,
-  target: { companyId: number; candidateId: number; accountIds: readonly number[] },
+  target: { platform: string; companyId: number; candidateId: number; accountIds: readonly number[] },
 ): Promise<ErasedCandidate> {
   if (target.accountIds.length === 0) return { reportIds: [], mails: 0 };
   const ofInvitation = '(SELECT id FROM invitations WHERE report_id = $2)';
@@ -28,9 +30,10 @@ export async function eraseCandidatePersonalData(
     const now = isoAt(clock.now());
     const reportIds = (
       await tx.all<{ report_id: string }>(
-        `SELECT report_id FROM invitations WHERE company_id = $1 AND candidate_id = $2 AND account_id IN (${placeholders(target.accountIds.length, 3)})
+        `SELECT report_id FROM invitations
+          WHERE company_id = $1 AND candidate_id = $2 AND platform = $3 AND account_id IN (${placeholders(target.accountIds.length, 4)})
           ORDER BY report_id`,
-        [target.companyId, target.candidateId, ...target.accountIds],
+        [target.companyId, target.candidateId, target.platform, ...target.accountIds],
       )
     ).map((r) => r.report_id);
     let mails = 0;

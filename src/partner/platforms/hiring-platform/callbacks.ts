@@ -85,7 +85,10 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
     sendJson(res, 200, listed.tests);
   });
 
-  // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing.
+  // §4.3 — idempotent on report_id: a replay answers as the first call did and creates nothing. A
+  // report id used before for anything else — another candidate or test, another account, another
+  // platform — answers one 409, the same whoever used it, and changes nothing (docs/callbacks.md).
+  // Report ids are one namespace, the key of links and results: an id taken cannot be created again.
   app.post(`${base}/send_candidate`, authenticate, json, async (req, res) => {
     const account = accountOf(res);
     const body = parseOr422(SendCandidateBody, req.body ?? {});
@@ -117,9 +120,10 @@ export function registerCallbacks(app: Router, deps: CallbackDeps): void {
   // invitation's link stops working and the report is PATCHed `canceled` (queued with the change).
   app.post(`${base}/reports/:reportId/cancel`, authenticate, json, async (req, res) => {
     const reportId = ReportId.safeParse(req.params.reportId);
-    // Another account's report answers exactly as an id that does not exist.
     const invitation = reportId.success ? await invitations.find(accountOf(res).id, reportId.data) : undefined;
-    if (!invitation) throw notFound('Unknown report');
+    // Another account's report, and another platform's (a Greenhouse interview of the same
+    // customer), answer exactly as an id that does not exist: this platform did not send them.
+    if (!invitation || invitation.platform !== HIRING_PLATFORM) throw notFound('Unknown report');
     if (invitation.status === 'completed' || invitation.status === 'failed') {
       throw conflict(`The test was already ${invitation.status} and can no longer be canceled`);
     }

@@ -2,10 +2,11 @@ import { backoffMs } from '../../../jobs/backoff.js';
 import { ZodError } from 'zod';
 import type { Clock } from '../../../../lib/clock.js';
 import { WEBHOOK_DEDUPE_WINDOW_MS } from '../../../../contract/decisions.js';
-import type { Sql } from '../../../../lib/sql.js';
+import { placeholders, type Sql } from '../../../../lib/sql.js';
 import type { Logger } from '../../../../lib/http/logger.js';
 import { DEFAULT_HANDLERS, recordEvent, type CancelInvitation, type WebhookHandler } from './handlers/index.js';
 import { webhookInbox, type WebhookInbox } from './inbox.js';
+import { HIRING_PLATFORM } from '../callbacks.js';
 
 /** [kit decision] A handler that keeps throwing is given up after this many attempts (about 2 hours). */
 export const MAX_HANDLER_ATTEMPTS = 8;
@@ -17,6 +18,10 @@ export interface WebhookProcessorDeps {
   sql: Sql;
   clock: Clock;
   logger: Logger;
+  /**
+   * The kit's cancel (`lifecycle.cancel(reportId, 'platform')`). Handlers get it narrowed to the
+   * event's own reports (`cancelFor`): never called for another platform's or another company's.
+   */
   cancelInvitation: CancelInvitation;
   /** By event type; the kit's handlers by default. Types without a handler are recorded. */
   handlers?: Readonly<Record<string, WebhookHandler>>;
@@ -41,6 +46,21 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
   const inbox: WebhookInbox = webhookInbox(sql, clock);
   const accountsOf = async (companyId: number) =>
     (await sql.all<{ id: number }>('SELECT id FROM accounts WHERE company_id = $1 ORDER BY id', [companyId])).map((r) => r.id);
+  /**
+   * The cancel a handler is given for one event: it acts only on an invitation this platform sent,
+   * for an account bound to the event's company. Any other report id — a Greenhouse interview,
+   * another company's report — is 'unknown', as an id that exists nowhere, and is not touched
+   * (docs/callbacks.md, "Unknown report ids"). An invitation's platform and account never change,
+   * so the check need not share the cancel's transaction.
+   */
+  const cancelFor = (accountIds: readonly number[]): CancelInvitation => async (reportId) => {
+    if (accountIds.length === 0 || typeof reportId !== 'string') return 'unknown';
+    const ours = await sql.get(
+      `SELECT 1 AS ours FROM invitations WHERE report_id = $1 AND platform = $2 AND account_id IN (${placeholders(accountIds.length, 3)})`,
+      [reportId, HIRING_PLATFORM, ...accountIds],
+    );
+    return ours ? deps.cancelInvitation(reportId) : 'unknown';
+  };
 
   return {
     inbox,
@@ -57,14 +77,8 @@ export function webhookProcessor(deps: WebhookProcessorDeps) {
           if (!(await inbox.claim(event, clock.now() + deps.leaseMs))) continue;
           const handler = handlers[event.eventType] ?? recordEvent;
           try {
-            const outcome = await handler(event, {
-              sql,
-              clock,
-              logger,
-              inbox,
-              accountIds: await accountsOf(event.companyId),
-              cancelInvitation: deps.cancelInvitation,
-            });
+            const accountIds = await accountsOf(event.companyId);
+            const outcome = await handler(event, { sql, clock, logger, inbox, accountIds, cancelInvitation: cancelFor(accountIds) });
             await inbox.handled(event, outcome);
             handled += 1;
           } catch (err) {

@@ -1,4 +1,5 @@
 import { eraseCandidatePersonalData } from '../../../../invitations/erase.js';
+import { HIRING_PLATFORM } from '../../callbacks.js';
 import { CandidateRef, pendingInvitations } from './candidate.js';
 import type { WebhookHandler } from './types.js';
 
@@ -7,6 +8,8 @@ import type { WebhookHandler } from './types.js';
  * invitations are canceled first (no test for someone who no longer exists; the queued e-mail is
  * dropped and the report updated), then their personal data is erased from every invitation, and
  * from the kept payloads of earlier events. The log says so, by ids only.
+ *
+ * Only this platform's invitations are touched (`pendingInvitations`, and the erase by platform).
  *
  * A fork whose product keeps more about candidates (answers, documents, a CRM copy) erases it here.
  */
@@ -17,7 +20,7 @@ export const candidateDeleted: WebhookHandler = async (event, ctx) => {
   for (const reportId of await pendingInvitations(ctx.sql, target)) {
     if ((await ctx.cancelInvitation(reportId)) === 'canceled') canceled.push(reportId);
   }
-  const erased = await eraseCandidatePersonalData(ctx.sql, ctx.clock, target);
+  const erased = await eraseCandidatePersonalData(ctx.sql, ctx.clock, { ...target, platform: HIRING_PLATFORM });
   await ctx.inbox.scrubCandidate(event.companyId, candidate.id);
   ctx.logger.info(
     {

@@ -6,7 +6,9 @@ import type { ReceivedEvent, WebhookInbox } from '../inbox.js';
 /**
  * Cancels one invitation and queues its report's update to `canceled`, in one transaction (the
  * kit wires `lifecycle.cancel(reportId, 'platform')`). Returns what happened: 'canceled' when it
- * was still pending, else why not ('already_canceled', 'completed', 'failed', 'unknown').
+ * was still pending, else why not ('already_canceled', 'completed', 'failed', 'unknown'). The
+ * handler's cancel acts only on this platform's invitations of the event's company: any other report
+ * id (a Greenhouse interview, another company's report) is 'unknown' and is left as it is.
  */
 export type CancelInvitation = (reportId: string) => Promise<string>;
 
