@@ -178,6 +178,41 @@ describe('POST /vendor/reports/{report_id}/result — signature vectors', () => 
     expect(await state(reportId)).toEqual(before);
   });
 
+  it('a report id percent-encoded in the path, every character of it: the signature over the decoded id is the one that holds, over the encoded text 401', async () => {
+    const { reportId } = await invited();
+    // A UUID needs no encoding; a client or proxy may encode it anyway. The path reaches the server as written here.
+    const encoded = [...reportId].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    expect(encoded).toMatch(/^(%[0-9A-F]{2}){36}$/);
+    const raw = JSON.stringify(COMPLETED);
+    const postEncoded = (signedOver: string) =>
+      request(h!.app)
+        .post(`/vendor/reports/${encoded}/result`)
+        .set('Content-Type', 'application/json')
+        .set(VENDOR_SIGNATURE_HEADER, signVendorResult(SECRET, signedOver, raw, now()))
+        .send(raw);
+    const before = await state(reportId);
+
+    const overEncoded = await postEncoded(encoded);
+    expect(overEncoded.status).toBe(401);
+    expect(overEncoded.body.error).toMatch(/^Invalid signature/);
+    expect(await state(reportId)).toEqual(before);
+
+    const overDecoded = await postEncoded(reportId);
+    expect(overDecoded.status).toBe(200);
+    expect(overDecoded.body).toEqual({ id: reportId, status: 'completed' });
+    expect((await state(reportId)).invitation).toMatchObject({ status: 'completed', score: '87%' });
+  });
+
+  it('a report id in capitals names the same report, compared letter for letter: signed in capitals 200, signed as given 401', async () => {
+    const { reportId } = await invited();
+    const raw = JSON.stringify(COMPLETED);
+    const upper = reportId.toUpperCase();
+    expect((await post(upper, raw, signVendorResult(SECRET, reportId, raw, now()))).status).toBe(401);
+    const res = await post(upper, raw, signVendorResult(SECRET, upper, raw, now()));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: reportId, status: 'completed' });
+  });
+
   it('several v1 (a secret being rotated): any one that matches is enough', async () => {
     const { reportId } = await invited();
     const raw = JSON.stringify(COMPLETED);

@@ -60,7 +60,8 @@ const SIGNATURE_PROBLEMS = {
  *   2. a body declared as JSON (415, the callbacks' rule), the raw body, up to `bodyLimitBytes`
  *      (413), uncompressed (415);
  *   3. `X-Vendor-Signature` (timestamp within 5 minutes, HMAC-SHA256 of "<t>.<report_id>.<body>",
- *      the report id as the path carries it) → 401 for anything else — before the report id is
+ *      the report id of the path percent-decoded, letter for letter: the id itself, whichever of
+ *      its characters a client or proxy encoded) → 401 for anything else — before the report id is
  *      looked up, so an unsigned request learns nothing, not even whether a report exists, and a
  *      request signed for one report is refused on any other;
  *   4. the report id (404 "Unknown report"), JSON (400), the body's fields (422 {error, errors});
@@ -78,6 +79,7 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
 
   const receive: RequestHandler = async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    // Express has percent-decoded the path's id: `%37d0c…` and `7d0c…` are one report, one signature.
     const signed = verifyVendorSignature(deps.secret!, req.params.reportId as string, raw, req.headers[VENDOR_SIGNATURE_HEADER], clock.now());
     if (!signed.ok) {
       logger.warn({ reason: signed.reason }, 'vendor result refused: signature');
