@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, payloadTooLarge, unsupportedMediaType } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { compressedBody, contentCoding, jsonBody } from '../body-readers.js';
 import { MAX_JSON_BODY_BYTES, MAX_LENGTH, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from './decisions.js';
 import { nestFields } from './form-fields.js';
 import { IncomingFile, type UploadStorage } from './uploads.js';
@@ -18,7 +18,7 @@ export interface ApplicationRequest {
 
 /**
  * Reads an application body: multipart/form-data (files go to the incoming folder while the request is
- * read) or JSON. No body reads as `{}`; anything else is a 415. A file over the limit is a 413 and
+ * read) or JSON. No body reads as `{}`; anything else, or a compressed body, is a 415. A file over the limit is a 413 and
  * leaves nothing on disk (multer removes what it wrote when it aborts).
  */
 export function applicationBodyReader(storage: UploadStorage) {
@@ -54,6 +54,9 @@ export function applicationBodyReader(storage: UploadStorage) {
     if (declared === '0' || (declared === undefined && req.headers['transfer-encoding'] === undefined)) {
       return { fields: {}, files: [] };
     }
+    // Neither reader decompresses: a compressed body would read as a malformed one.
+    const coding = contentCoding(req);
+    if (coding !== undefined) throw compressedBody(coding);
     const type = req.is(['multipart/form-data', 'application/json', '+json']);
     if (!type) throw unsupportedMediaType('Content-Type must be application/json or multipart/form-data');
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
 import { conflict, forbidden } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { isAdjustable } from './adjustable.js';
 

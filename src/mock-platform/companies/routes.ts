@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { IntegerId } from '../../contract/schemas.js';
 import { notFound } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { companyIdParam, idParam } from '../path-params.js';
 import { OFFER_STATUSES, type OfferActions, type OfferSummary } from './offers.js';

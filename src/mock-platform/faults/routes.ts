@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { CALLBACK_ENDPOINTS, FAULT_TARGETS, type Fault, type FaultStore } from './store.js';
 

@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
 import { parseOr422 } from '../../lib/http/validate.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { idParam } from '../path-params.js';
 import { TAKE_HOME_TESTS_PATH, type Greenhouse } from './service.js';
 import type { GreenhousePartner } from './store.js';

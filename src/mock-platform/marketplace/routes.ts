@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { IntegerId, ReportId } from '../../contract/schemas.js';
 import { notFound } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
 import type { PartnerStore } from '../partners/store.js';

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { Codename, PartnerPatch, PartnerRequest } from '../../contract/schemas.js';
 import { conflict, notFound, unprocessable } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { apiTokenOf, requireCompanyToken } from '../api-tokens/middleware.js';
 import type { ApiTokenStore } from '../api-tokens/store.js';

@@ -2,7 +2,7 @@ import { Router, type RequestHandler, type Response } from 'express';
 import { PARTNER_SECRET_HEADER } from '../../contract/decisions.js';
 import { ReportId } from '../../contract/schemas.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
-import { jsonBody } from '../../lib/perf/json-body.js';
+import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import type { CompanyStore } from '../companies/store.js';
 import type { PartnerStore, StoredPartner } from '../partners/store.js';

@@ -1,4 +1,4 @@
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { TERMINAL_REPORT_STATUSES } from '../../contract/decisions.js';
@@ -33,6 +33,7 @@ import { registerPipelinePages } from './pipeline.js';
 import { views } from './views.js';
 import { registerWebhookPages } from './webhooks.js';
 import { idParam, param } from '../path-params.js';
+import { formBody } from '../body-readers.js';
 
 export interface SandboxDeps {
   companies: CompanyStore;
@@ -96,7 +97,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
   const { companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace } = deps;
   const router = Router();
   const flash = flashes();
-  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
+  const form = formBody({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   const render = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     res
@@ -422,18 +423,26 @@ export function sandboxRouter(deps: SandboxDeps): Router {
   registerWebhookPages(router, kit, { companies, webhooks: deps.webhooks });
   registerGreenhousePages(router, kit, { greenhouse: deps.greenhouse, store: deps.greenhouseTables });
 
-  // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler.
+  // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler. A 4xx that is not
+  // an AppError (one of Express's own, say) is still the client's: its status, never a 500.
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
     if (res.headersSent || req.path.startsWith('/api/') || req.path.startsWith('/_mock/')) return next(err);
     const known = err instanceof AppError;
-    if (!known) deps.logger.error({ err, path: req.path }, 'sandbox page failed');
-    const status = known ? err.status : 500;
-    const message = known ? err.message : 'Something went wrong; see the mock’s log.';
+    const clientStatus = known ? undefined : clientErrorStatus(err);
+    if (!known && clientStatus === undefined) deps.logger.error({ err, path: req.path }, 'sandbox page failed');
+    const status = known ? err.status : (clientStatus ?? 500);
+    const message = known ? err.message : clientStatus !== undefined ? 'The request could not be read.' : 'Something went wrong; see the mock’s log.';
     render(req, res, './error', { title: 'Error', status, message }, status);
   };
   router.use(pageErrors);
 
   return router;
+}
+
+/** The status of an error a client caused (an http-errors 4xx), else undefined. */
+function clientErrorStatus(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
 function badge(r: StoredReport, names: Map<string, string>) {
