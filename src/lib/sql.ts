@@ -204,12 +204,27 @@ export class DatabaseUnavailable extends AppError {
 }
 
 /**
- * How long a query waits for a PostgreSQL connection: to open one (a server that accepts the TCP
- * connection and never answers would otherwise hold it forever) or for one of the pool's to come
- * free. Half the platform's callback timeout, so a send that cannot get a connection is answered
- * 503 before the platform gives up on it.
+ * [kit decision] How long one call to PostgreSQL may take by default (DATABASE_TIMEOUT_SECONDS): a
+ * query, or a transaction with all its queries, from asking the pool for a connection to the
+ * answer. Past it the call rejects as `DatabaseUnavailable` (a 503), whatever the database does:
+ * down, frozen, unreachable behind a firewall that drops packets, or slow behind a lock another
+ * instance holds. With a second for the rest of a callback, a request whose database does not
+ * answer is answered within half the platform's callback timeout (`CALLBACK_TIMEOUT_MS`, 10 s):
+ * the 5 s docs/configuration.md promises.
  */
-export const POSTGRES_CONNECT_TIMEOUT_MS = CALLBACK_TIMEOUT_MS / 2;
+export const DEFAULT_DATABASE_TIMEOUT_MS = CALLBACK_TIMEOUT_MS / 2 - 1_000;
+
+/**
+ * A statement PostgreSQL did not answer before its call's deadline (`DATABASE_TIMEOUT_SECONDS`).
+ * Its connection is dropped, never given back: the statement may still be running there, and an
+ * answer that came later would be read as the next statement's.
+ */
+export class DatabaseTimeout extends Error {
+  constructor(timeoutMs: number) {
+    super(`PostgreSQL did not answer within ${timeoutMs / 1000} s (DATABASE_TIMEOUT_SECONDS)`);
+    this.name = 'DatabaseTimeout';
+  }
+}
 
 /**
  * SQLSTATEs that end a connection rather than a statement: class 08 (connection exception), the
@@ -224,16 +239,24 @@ function endsConnection(err: unknown): boolean {
  * A pool for DATABASE_URL. 64-bit integers (ids, `count(*)`) come back as numbers, as SQLite's do,
  * not as strings: the kit's ids stay far below 2^53.
  *
+ * A connection is waited for at most `timeoutMs` (`DEFAULT_DATABASE_TIMEOUT_MS`): to open one (a
+ * server that accepts the TCP connection and never answers would otherwise hold it forever) or for
+ * one of the pool's to come free. Give `postgresSql` the same: its calls count that wait in their
+ * own. Its connections' sockets send TCP keepalives, so one whose server went away without a word
+ * (a host powered off, a network partition) is found dead while it idles, not by the next query.
+ *
  * A connection that breaks while idle in the pool (the database restarted, an administrator ended
  * it) is dropped and told to `onError`; the next query opens another. Without a listener, `pg`
  * would throw it as an unhandled error and end the process. (One that breaks while a query or a
  * transaction holds it is `postgresSql`'s: see `checkedOut`.)
  */
-export function postgresPool(url: string, options: { max?: number; onError?: (err: Error) => void } = {}): pg.Pool {
+export function postgresPool(url: string, options: { max?: number; timeoutMs?: number; onError?: (err: Error) => void } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
-    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     // Idle connections do not keep a process alive (a CLI that forgot to close, a test worker).
     allowExitOnIdle: true,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
@@ -242,15 +265,41 @@ export function postgresPool(url: string, options: { max?: number; onError?: (er
   return pool;
 }
 
+/** How long a connection idles before its socket's first keepalive probe. */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/** A statement with what is left of its call's time: `query_timeout` is pg's own timer for it. */
+type Statement = pg.QueryConfig & { query_timeout?: number };
+
+/** What pg rejects a statement with when its `query_timeout` ran out. */
+const PG_QUERY_TIMEOUT = 'Query read timeout';
+
+/** A connection out of the pool for one call: its statements share the call's deadline. */
+interface Session {
+  query(statement: Statement): Promise<pg.QueryResult>;
+  /** The connection must not be given back (a ROLLBACK that failed left it in a state nobody knows). */
+  discard(err: Error): void;
+}
+
 /**
- * `use` with a connection of the pool, given back afterwards. While it is out of the pool the
- * connection's errors are heard here (`pg` would otherwise throw a broken connection's error as
- * unhandled, ending the process, as the pool's listener is off while a connection is checked out),
- * and a connection that broke is dropped rather than given back. A connection that could not be
- * had, or that broke under `use`, rejects as `DatabaseUnavailable`; anything else as it was thrown.
- * A transaction whose connection broke is not run again: its COMMIT may have landed.
+ * `use` with a connection of the pool, given back afterwards, every statement of it answered
+ * before `deadline` (a `performance.now()` time; Infinity for none) or rejected as a
+ * `DatabaseTimeout` of `timeoutMs`: each is sent with what is left as its `query_timeout`, pg's
+ * client-side timer, which holds where a server-side `statement_timeout` would not (a server
+ * frozen, or gone from the network, enforces nothing). The wait for the connection is the pool's
+ * (`postgresPool`'s `timeoutMs`), counted in the deadline.
+ *
+ * While it is out of the pool the connection's errors are heard here (`pg` would otherwise throw
+ * a broken connection's error as unhandled, ending the process, as the pool's listener is off
+ * while a connection is checked out), and a connection that broke, or whose statement ran out of
+ * time, is dropped rather than given back: an answer that came late would be read as the next
+ * statement's. A connection that could not be had, that broke under `use`, or that ran out of
+ * time rejects as `DatabaseUnavailable`; anything else as it was thrown. A transaction whose
+ * connection broke or ran out of time is not run again: its COMMIT may have landed, or may yet
+ * land (a server that was only frozen runs what it had read once it runs again): the calls the
+ * platform retries are idempotent for that (send_candidate on its report_id).
  */
-async function checkedOut<T>(pool: pg.Pool, use: (connection: pg.PoolClient) => Promise<T>): Promise<T> {
+async function checkedOut<T>(pool: pg.Pool, deadline: number, timeoutMs: number, use: (session: Session) => Promise<T>): Promise<T> {
   let connection: pg.PoolClient;
   try {
     connection = await pool.connect();
@@ -260,10 +309,26 @@ async function checkedOut<T>(pool: pg.Pool, use: (connection: pg.PoolClient) => 
   let broken: Error | undefined;
   const onError = (err: Error) => void (broken ??= err);
   connection.on('error', onError);
+  const session: Session = {
+    async query(statement) {
+      if (deadline !== Infinity) {
+        const left = Math.ceil(deadline - performance.now());
+        if (left <= 0) throw new DatabaseTimeout(timeoutMs);
+        statement.query_timeout = left;
+      }
+      try {
+        return await connection.query(statement);
+      } catch (err) {
+        if (deadline !== Infinity && (err as Error | null)?.message === PG_QUERY_TIMEOUT) throw new DatabaseTimeout(timeoutMs);
+        throw err;
+      }
+    },
+    discard: (err) => void (broken ??= err),
+  };
   try {
-    return await use(connection);
+    return await use(session);
   } catch (err) {
-    if (broken || endsConnection(err)) {
+    if (broken || err instanceof DatabaseTimeout || endsConnection(err)) {
       broken ??= err as Error;
       throw new DatabaseUnavailable(err);
     }
@@ -288,32 +353,38 @@ const named = (text: string) => {
 /**
  * PostgreSQL through a `pg` pool: each query on whichever connection is free, each transaction on
  * one connection of its own. Statements are named after their text, so each connection prepares
- * each once. A database that cannot be reached, or a connection that breaks under a query, rejects
- * as `DatabaseUnavailable` (a 503 at the HTTP edge).
+ * each once. A database that cannot be reached, a connection that breaks under a query, or a call
+ * not answered within `timeoutMs` (`DEFAULT_DATABASE_TIMEOUT_MS`; Infinity for none: the
+ * migrations, which may rightly wait for another instance's) rejects as `DatabaseUnavailable` (a
+ * 503 at the HTTP edge). A call is a query, or a transaction with all its queries (and its runs
+ * again as a deadlock victim), from asking for a connection to the answer.
  */
-export function postgresSql(pool: pg.Pool): Sql {
-  /** `query` on `client`: a connection in hand (a transaction's), or any free one of the pool. */
-  const query = (client: pg.Pool | pg.PoolClient, config: string | pg.QueryConfig) =>
-    client === pool ? checkedOut(pool, (connection) => connection.query(config)) : client.query(config);
-  const on = (client: pg.Pool | pg.PoolClient, savepoints: { depth: number }): Sql => ({
+export function postgresSql(pool: pg.Pool, options: { timeoutMs?: number } = {}): Sql {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  const statement = (text: string, params: readonly unknown[]): Statement => ({ name: named(text), text, values: [...params] });
+  /** `statement` in `session` (a transaction's), or as a call of its own on any free connection of the pool. */
+  const query = (session: Session | undefined, s: Statement) =>
+    session ? session.query(s) : checkedOut(pool, performance.now() + timeoutMs, timeoutMs, (own) => own.query(s));
+  const on = (session: Session | undefined, savepoints: { depth: number }): Sql => ({
     dialect: 'postgres',
-    all: async <T>(text: string, params: readonly unknown[] = []) => (await query(client, { name: named(text), text, values: [...params] })).rows as T[],
-    get: async <T>(text: string, params: readonly unknown[] = []) =>
-      (await query(client, { name: named(text), text, values: [...params] })).rows[0] as T | undefined,
-    run: async (text, params = []) => ({ changes: (await query(client, { name: named(text), text, values: [...params] })).rowCount ?? 0 }),
-    exec: async (text) => void (await query(client, text)),
+    all: async <T>(text: string, params: readonly unknown[] = []) => (await query(session, statement(text, params))).rows as T[],
+    get: async <T>(text: string, params: readonly unknown[] = []) => (await query(session, statement(text, params))).rows[0] as T | undefined,
+    run: async (text, params = []) => ({ changes: (await query(session, statement(text, params))).rowCount ?? 0 }),
+    exec: async (text) => void (await query(session, { text })),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      if (client === pool) {
+      if (!session) {
+        const deadline = performance.now() + timeoutMs;
         for (let attempt = 1; ; attempt++) {
           try {
-            return await checkedOut(pool, async (connection) => {
-              await connection.query('BEGIN');
+            return await checkedOut(pool, deadline, timeoutMs, async (own) => {
+              await own.query({ text: 'BEGIN' });
               try {
-                const result = await fn(on(connection, { depth: 0 }));
-                await connection.query('COMMIT');
+                const result = await fn(on(own, { depth: 0 }));
+                await own.query({ text: 'COMMIT' });
                 return result;
               } catch (err) {
-                await connection.query('ROLLBACK').catch(() => undefined);
+                // Past the deadline the connection is dropped, which ends the transaction as well.
+                if (!(err instanceof DatabaseTimeout)) await own.query({ text: 'ROLLBACK' }).catch((failed: Error) => own.discard(failed));
                 throw err;
               }
             });
@@ -323,20 +394,20 @@ export function postgresSql(pool: pg.Pool): Sql {
         }
       }
       const name = `sp${++savepoints.depth}`;
-      await client.query(`SAVEPOINT ${name}`);
+      await session.query({ text: `SAVEPOINT ${name}` });
       try {
         const result = await fn(this);
-        await client.query(`RELEASE SAVEPOINT ${name}`);
+        await session.query({ text: `RELEASE SAVEPOINT ${name}` });
         return result;
       } catch (err) {
-        await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        if (!(err instanceof DatabaseTimeout)) await session.query({ text: `ROLLBACK TO SAVEPOINT ${name}` });
         throw err;
       } finally {
         savepoints.depth -= 1;
       }
     },
   });
-  return on(pool, { depth: 0 });
+  return on(undefined, { depth: 0 });
 }
 
 /** `$1, $2, … $n` (from `$first`): the placeholders of an `IN (…)` list of `n` values. */

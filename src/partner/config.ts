@@ -1,4 +1,5 @@
 import { DEFAULT_JOB_LEASE_MS } from './jobs/lease.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../lib/sql.js';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
@@ -96,6 +97,12 @@ const ConfigSchema = z.object({
   DATABASE_PATH: z.string().min(1).default(PARTNER_DEFAULTS.DATABASE_PATH),
   /** postgres://user:password@host:5432/database: PostgreSQL instead of SQLite at DATABASE_PATH (docs/deploy.md). */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
+  /**
+   * How long one call to PostgreSQL may take, the wait for a connection included, before it fails
+   * and the request answers 503: under the platform's 10 s callback budget, with room for the rest
+   * of the request.
+   */
+  DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(8).default(DEFAULT_DATABASE_TIMEOUT_MS / 1000),
   /** How long an instance holds a claimed item of background work before another may take it over (PostgreSQL). */
   JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(DEFAULT_JOB_LEASE_MS / 1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -210,6 +217,8 @@ export type Config = {
   databasePath: string;
   /** PostgreSQL (DATABASE_URL), when set: then DATABASE_PATH is not used. */
   databaseUrl: string | undefined;
+  /** On PostgreSQL, how long one call (a query, or a transaction) may take, from asking for a connection to the answer. */
+  databaseTimeoutMs: number;
   /** How long a claimed item of background work is an instance's (jobs/lease.ts). */
   jobLeaseMs: number;
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
@@ -311,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     localOnly: elsewhere === undefined,
     databasePath: c.DATABASE_PATH,
     databaseUrl: c.DATABASE_URL,
+    databaseTimeoutMs: c.DATABASE_TIMEOUT_SECONDS * 1000,
     jobLeaseMs: c.JOB_LEASE_SECONDS * 1000,
     logLevel: c.LOG_LEVEL,
     logFormat: c.LOG_FORMAT,

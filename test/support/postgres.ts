@@ -20,6 +20,13 @@ export interface RunningPostgres {
    * process goes on meanwhile (its requests are in flight while the server goes away).
    */
   restart(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP), as a machine that hangs, a VM paused or a process
+   * stuck in the kernel leaves it: its connections stay open and the system still accepts new ones,
+   * but nothing is answered, and what the server itself would time out (`statement_timeout`) waits
+   * with it. Returns `thaw`, which lets them run again (SIGCONT): call it in a `finally`.
+   */
+  freeze(): () => void;
   stop(): void;
 }
 
@@ -102,22 +109,39 @@ export async function startPostgres(options: { durable?: boolean; password?: str
   const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
   const stopArgs = ['-D', data, '-m', 'immediate', 'stop'];
   const guardian = guard(command('pg_ctl', stopArgs), dir);
+  const pids = (): number[] => {
+    const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  };
   return {
     url,
     createDatabase: (name) => createDatabaseOn(url, name),
-    pids() {
-      const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const children = readdirSync('/proc')
-        .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
-          try {
-            return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
-          } catch {
-            return false; // gone meanwhile
-          }
-        })
-        .map(Number);
-      return [postmaster, ...children];
+    pids,
+    freeze() {
+      /** `signal` to `pid`, unless it has exited meanwhile (a backend whose client left). */
+      const send = (pid: number, signal: NodeJS.Signals) => {
+        try {
+          process.kill(pid, signal);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+        }
+      };
+      // The postmaster first, so that it forks no process after its children were listed.
+      const [postmaster] = pids();
+      send(postmaster!, 'SIGSTOP');
+      const frozen = pids();
+      for (const pid of frozen.slice(1)) send(pid, 'SIGSTOP');
+      return () => frozen.forEach((pid) => send(pid, 'SIGCONT'));
     },
     restart() {
       // -w: until it accepts connections; -l: the server's output to its log, not to a pipe held open.

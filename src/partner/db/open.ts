@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { migrateNamed, openSqlite, type Db } from '../../lib/db.js';
 import { migratePostgres } from '../../lib/sql-migrate.js';
-import { DatabaseUnavailable, POSTGRES_CONNECT_TIMEOUT_MS, postgresPool, postgresSql, sqliteSql, type Sql } from '../../lib/sql.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS, DatabaseUnavailable, postgresPool, postgresSql, sqliteSql, type Sql } from '../../lib/sql.js';
 import { EX_CONFIG, EX_UNAVAILABLE, StartupError } from '../../lib/cli.js';
 import type { ProviderMigrations } from '../provider/types.js';
 
@@ -23,12 +23,15 @@ export interface PartnerDatabase {
  * The partner's database: PostgreSQL when `databaseUrl` is set (DATABASE_URL), else SQLite at
  * `databasePath`; its schema brought up to date, and a provider's own tables after the kit's when
  * `provider` names its migrations (the server applies them itself when it builds the provider).
- * On PostgreSQL, instances starting together migrate one after the other (an advisory lock).
+ * On PostgreSQL, instances starting together migrate one after the other (an advisory lock), and
+ * every call the stores make afterwards is answered within `databaseTimeoutMs`
+ * (DATABASE_TIMEOUT_SECONDS; `DEFAULT_DATABASE_TIMEOUT_MS` when not given) or rejects as
+ * `DatabaseUnavailable`: the migrations alone may wait longer, for another instance's.
  * A database that cannot be reached or opened rejects as a `StartupError` naming DATABASE_URL
  * (without its password) or DATABASE_PATH.
  */
 export async function openPartnerDatabase(
-  settings: { databasePath: string; databaseUrl?: string },
+  settings: { databasePath: string; databaseUrl?: string; databaseTimeoutMs?: number },
   options: {
     provider?: ProviderMigrations;
     onConnectionError?: (err: Error) => void;
@@ -41,16 +44,17 @@ export async function openPartnerDatabase(
 ): Promise<PartnerDatabase> {
   if (settings.databaseUrl) {
     const where = withoutCredentials(settings.databaseUrl);
-    const pool = options.pool ?? postgresPool(settings.databaseUrl, { onError: options.onConnectionError });
-    const sql = postgresSql(pool);
+    const timeoutMs = settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    const pool = options.pool ?? postgresPool(settings.databaseUrl, { timeoutMs, onError: options.onConnectionError });
+    const migrating = postgresSql(pool, { timeoutMs: Infinity });
     try {
-      await migratePostgres(sql, [{ dir: POSTGRES_MIGRATIONS_DIR, prefix: 'kit' }]);
-      if (options.provider) await migrateProvider(sql, options.provider);
+      await migratePostgres(migrating, [{ dir: POSTGRES_MIGRATIONS_DIR, prefix: 'kit' }]);
+      if (options.provider) await migrateProvider(migrating, options.provider);
     } catch (err) {
       await pool.end();
-      throw err instanceof DatabaseUnavailable ? unreachable(err.cause, where) : err;
+      throw err instanceof DatabaseUnavailable ? unreachable(err.cause, where, timeoutMs) : err;
     }
-    return { sql, where, close: () => pool.end() };
+    return { sql: postgresSql(pool, { timeoutMs }), where, close: () => pool.end() };
   }
   let db: Db;
   try {
@@ -73,7 +77,7 @@ function withoutCredentials(databaseUrl: string): string {
  * now (refusing connections, not answering, starting up). PostgreSQL's own messages name the user
  * or database, never the password.
  */
-function unreachable(cause: unknown, where: string): StartupError {
+function unreachable(cause: unknown, where: string, timeoutMs: number): StartupError {
   const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
   // A refused connection to a name with several addresses is an AggregateError without a message.
   const said = typeof message === 'string' && message !== '' ? message : typeof code === 'string' ? code : String(cause);
@@ -83,7 +87,7 @@ function unreachable(cause: unknown, where: string): StartupError {
   }
   if (/timeout/i.test(said)) {
     return new StartupError(
-      `DATABASE_URL: PostgreSQL at ${where} did not answer within ${POSTGRES_CONNECT_TIMEOUT_MS / 1000} s; is it running, and does DATABASE_URL name it?`,
+      `DATABASE_URL: PostgreSQL at ${where} did not answer within ${timeoutMs / 1000} s (DATABASE_TIMEOUT_SECONDS); is it running, and does DATABASE_URL name it?`,
       EX_UNAVAILABLE,
       { cause },
     );
