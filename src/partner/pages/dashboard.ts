@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import type { PlatformNoticeStore } from '../platforms/notices.js';
+import { NOTICE_LIMITS, type PlatformNoticeStore } from '../platforms/notices.js';
 import type { Platform } from '../platforms/platform.js';
 import { z } from 'zod';
 import type { AccountStore, AccountSummary } from '../accounts/store.js';
@@ -36,7 +36,7 @@ export interface DashboardDeps {
   admin: Config['admin'];
   publicUrl: string;
   /** What platforms reported about the partner's answers: "Reports from platforms". */
-  notices: Pick<PlatformNoticeStore, 'recent'>;
+  notices: Pick<PlatformNoticeStore, 'byAccount'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
   platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
@@ -141,7 +141,7 @@ export function dashboard(deps: DashboardDeps): Router {
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
     const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
-    const notices = await deps.notices.recent(NOTICES_SHOWN);
+    const noticeGroups = await deps.notices.byAccount(NOTICES_SHOWN);
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       platforms: deps.platforms,
@@ -156,8 +156,10 @@ export function dashboard(deps: DashboardDeps): Router {
       counts: await updates.counts(),
       mails: await mail.recent(20),
       nextDueAt: await updates.nextDueAt(),
-      notices,
-      noticeAccounts: await accounts.namesOf([...new Set(notices.flatMap((n) => (n.accountId === null ? [] : [n.accountId])))]),
+      noticeGroups,
+      noticesShown: NOTICES_SHOWN,
+      noticesKept: NOTICE_LIMITS.keptPerAccount,
+      noticeAccounts: await accounts.namesOf(noticeGroups.map((g) => g.accountId)),
       platformLabels: new Map(deps.platforms.map((p) => [p.name, p.label])),
     });
   });
@@ -287,8 +289,11 @@ function mailContent(
   }
 }
 
-/** Reports from platforms the overview lists: the newest. */
-const NOTICES_SHOWN = 20;
+/**
+ * Reports from platforms the overview lists: per account, so that one customer's many reports
+ * cannot hide another's — the accounts that reported last, each with its newest few.
+ */
+const NOTICES_SHOWN = { accounts: 20, each: 3 };
 
 /** Accounts the overview lists: the newest; `npm run accounts -- list` lists them all. */
 const ACCOUNTS_SHOWN = 100;

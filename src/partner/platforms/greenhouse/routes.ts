@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { ReportId } from '../../../contract/schemas.js';
-import { notFound, unauthorized, unprocessable } from '../../../lib/errors.js';
+import { AppError, notFound, unauthorized, unprocessable } from '../../../lib/errors.js';
 import { parseAuthorization } from '../../../lib/http/authorization.js';
 import { parseOr422 } from '../../../lib/http/validate.js';
 import { jsonBody } from '../../../lib/perf/json-body.js';
 import { sendJson } from '../../../lib/perf/send-json.js';
 import type { Account } from '../../accounts/store.js';
 import type { NewInvitation } from '../../invitations/store.js';
+import { NOTICE_LIMITS, type NoticeOutcome } from '../notices.js';
 import type { PlatformContext } from '../platform.js';
 import { refusedPatchTarget, type PatchTargetRules } from './allowlist.js';
 import type { CredentialSealer } from './credential.js';
@@ -123,9 +124,19 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
     sendJson(res, 200, testStatus(invitation, progress, () => context.links.resultsUrl(invitation.reportId)));
   });
 
+  // Anyone holding a customer key can report: each account's reports are bounded (notices.ts).
   router.post(`${GREENHOUSE_PATH}/response_error`, authenticate, json, async (req, res) => {
     const body = parseOr422(ResponseErrorBody, req.body ?? {});
-    await storeNotice(context, accountOf(res), body);
+    const outcome = await storeNotice(context, accountOf(res), body);
+    if (!outcome.stored) {
+      const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
+      res.setHeader('Retry-After', String(seconds));
+      throw new AppError(
+        429,
+        'too_many_requests',
+        `Too many response_error reports for this key's account: at most ${NOTICE_LIMITS.perWindow} within ${NOTICE_LIMITS.windowMs / 1000} s. Try again in ${seconds} s.`,
+      );
+    }
     context.logger.warn({ accountId: accountOf(res).id, apiCall: body.api_call, errors: body.errors.length }, 'Greenhouse reported a malformed answer');
     sendJson(res, 200, { status: 200 });
   });
@@ -133,15 +144,15 @@ export function mountGreenhouseRoutes(router: Router, deps: GreenhouseRouteDeps)
 
 /**
  * Stores what Greenhouse reported, for the dashboard's "Reports from platforms": linked to the
- * invitation when it names one of this account's interviews.
+ * invitation when it names one of this account's interviews. Refused past the account's rate.
  */
-async function storeNotice(context: PlatformContext, account: Account, body: ResponseErrorBody): Promise<void> {
+async function storeNotice(context: PlatformContext, account: Account, body: ResponseErrorBody): Promise<NoticeOutcome> {
   const { api_call, errors, ...named } = body;
   const reportId = ReportId.safeParse(named.partner_interview_id);
   const invitation = reportId.success ? await context.core.invitations.find(account.id, reportId.data) : undefined;
   const detail: Record<string, string | string[]> = { errors };
   for (const [key, value] of Object.entries(named)) if (value !== null) detail[key] = value;
-  await context.core.notices.add({
+  return context.core.notices.add({
     platform: GREENHOUSE,
     accountId: account.id,
     reportId: invitation?.platform === GREENHOUSE ? invitation.reportId : null,
