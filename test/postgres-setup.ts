@@ -21,10 +21,14 @@ const TEMPLATES = { kit: 'kit_template', demo: 'kit_template_demo' };
 /**
  * Starts one PostgreSQL server for the `postgres` project's run; each test creates its own
  * database on it, a copy of one of two migrated here once (the migrations' own tests start from
- * an empty one). A machine without PostgreSQL fails here, loudly, rather than skipping.
+ * an empty one). A machine without PostgreSQL fails here, loudly, in one line saying what is
+ * missing and what to do, rather than skipping.
  */
 export default async function setup(project: TestProject) {
-  const postgres = await startPostgres();
+  const postgres = await startPostgres().catch((err: unknown) => {
+    // Vitest reports a failed global setup as "No test files found" first: say what that means.
+    throw new Error(`The postgres project's tests did not run ("No test files found"), as their PostgreSQL could not start: ${(err as Error).message}`, { cause: err });
+  });
   try {
     for (const [name, template] of Object.entries(TEMPLATES)) {
       const provider = name === 'demo' ? DEMO_MIGRATIONS : undefined;

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
+import { runuserOn } from '../support/postgres.js';
 
 const SUPPORT = fileURLToPath(new URL('../support/postgres.ts', import.meta.url));
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -50,5 +52,45 @@ describe("the tests' throwaway PostgreSQL", () => {
       expect(await accepts(port)).toBe(false);
       expect(existsSync(folder)).toBe(false);
     }, { what: 'the server stopped and its folder gone' });
+  });
+});
+
+describe("runuser, which the tests' PostgreSQL runs through when the tests run as root", () => {
+  /** One line: what is missing, and what to do about it. */
+  const SAYS_WHAT_TO_DO =
+    /^The tests run as root, so their PostgreSQL must run as the postgres user, through runuser, which is (at \S+ but )?not on PATH: (add \/\S+ to PATH|install util-linux \(Debian and Ubuntu: apt-get install util-linux\)), or run the tests as another user\.$/;
+
+  it('is taken from PATH; missing from it, the error says so and what to do, in one line', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'runuser-'));
+    try {
+      const empty = path.join(dir, 'empty');
+      const holding = path.join(dir, 'bin');
+      mkdirSync(empty);
+      mkdirSync(holding);
+      writeFileSync(path.join(holding, 'runuser'), '#!/bin/sh\n', { mode: 0o755 });
+      expect(runuserOn([empty, holding].join(path.delimiter))).toBe(path.join(holding, 'runuser'));
+      for (const searchPath of [empty, '', undefined]) expect(() => runuserOn(searchPath)).toThrow(SAYS_WHAT_TO_DO);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Only root's servers run through runuser: another user's start without it.
+  it.runIf(userInfo().uid === 0)('missing from PATH as root: starting a server fails with that line, not "initdb failed: null"', { timeout: 60_000 }, async () => {
+    const lacking = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !existsSync(path.join(dir, 'runuser')));
+    const script = `import(${JSON.stringify(SUPPORT)}).then(({ startPostgres }) => startPostgres()).then(
+      () => process.exit(0),
+      (err) => { console.log(JSON.stringify({ message: err.message })); process.exit(3); },
+    )`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: lacking.join(path.delimiter) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (data: Buffer) => (output += data.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code, output).toBe(3);
+    expect((JSON.parse(output) as { message: string }).message).toMatch(SAYS_WHAT_TO_DO);
   });
 });

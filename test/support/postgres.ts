@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -47,9 +47,9 @@ function postgresUser(): { uid: number; gid: number } {
  * sit in the checkout's node_modules, which a root-owned home folder (/root, mode 700) hides from
  * every other user.
  */
-function readableByPostgres(bin: string): string {
+function readableByPostgres(bin: string, runuser: string): string {
   const server = path.join(bin, 'postgres');
-  if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', server]).status === 0) return bin;
+  if (spawnSync(runuser, ['-u', 'postgres', '--', 'test', '-x', server]).status === 0) return bin;
   const installation = path.dirname(bin);
   const copy = path.join(tmpdir(), `kit-postgres-bin-${createHash('sha256').update(installation).digest('hex').slice(0, 12)}`);
   if (!existsSync(path.join(copy, path.basename(bin), 'postgres'))) {
@@ -67,6 +67,31 @@ function readableByPostgres(bin: string): string {
 }
 
 /**
+ * `runuser` (util-linux's), which runs the server's programs as the `postgres` user when the tests
+ * run as root: where `searchPath` (PATH) has it. Else an error that says, in one line, what is
+ * missing and what to do; without it each program's start failed with no output of its own, read
+ * as "initdb failed: null", and vitest, its global setup failed, said "No test files found".
+ */
+export function runuserOn(searchPath: string | undefined): string {
+  for (const dir of (searchPath ?? '').split(path.delimiter).filter((d) => d !== '')) {
+    const file = path.join(dir, 'runuser');
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this folder
+    }
+  }
+  const offPath = ['/usr/sbin/runuser', '/sbin/runuser'].find((file) => existsSync(file));
+  const why = 'The tests run as root, so their PostgreSQL must run as the postgres user, through runuser';
+  throw new Error(
+    offPath
+      ? `${why}, which is at ${offPath} but not on PATH: add ${path.dirname(offPath)} to PATH, or run the tests as another user.`
+      : `${why}, which is not on PATH: install util-linux (Debian and Ubuntu: apt-get install util-linux), or run the tests as another user.`,
+  );
+}
+
+/**
  * A throwaway PostgreSQL server for the tests: a new cluster in a temporary folder (a copy of
  * `initialised`'s, unless it asks for a password), on a free loopback port, stopped by `stop` (and
  * its folder deleted just after, by its guardian); the system's or npm's (test/support/binaries.ts).
@@ -74,7 +99,8 @@ function readableByPostgres(bin: string): string {
  */
 export async function startPostgres(options: { durable?: boolean; password?: string } = {}): Promise<RunningPostgres> {
   const asRoot = userInfo().uid === 0;
-  const bin = asRoot ? readableByPostgres(postgresBinaries().bin) : postgresBinaries().bin;
+  const runuser = asRoot ? runuserOn(process.env.PATH) : undefined;
+  const bin = runuser ? readableByPostgres(postgresBinaries().bin, runuser) : postgresBinaries().bin;
   /** A new folder of the temporary folder, the server's user's. */
   const folder = (prefix: string) => {
     const made = mkdtempSync(prefix);
@@ -86,11 +112,12 @@ export async function startPostgres(options: { durable?: boolean; password?: str
   };
   const dir = folder(path.join(tmpdir(), 'kit-postgres-'));
   const command = (tool: string, args: string[]): [string, string[]] =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    runuser ? [runuser, ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
     const [cmd, argv] = command(tool, args);
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
-    if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
+    if (result.error) throw new Error(`${tool} could not be started (${cmd}): ${result.error.message}`);
+    if (result.status !== 0) throw new Error(`${tool} failed (${result.signal ?? `exit code ${result.status}`}): ${result.stderr || result.stdout}`);
   };
   const initdb = (data: string, auth: string[]) => run('initdb', ['-D', data, ...auth, '-U', 'kit', '--no-sync', '-E', 'UTF8']);
   const data = path.join(dir, 'data');
