@@ -93,7 +93,7 @@ export interface HiringPlatformArgs {
 /** The options of one platform only, and which: the other platform's run refuses them. */
 const ONLY_FOR: Record<PlatformName, readonly string[]> = {
   'hiring-platform': ['public-url', 'validate-token-url', 'tests-url', 'send-candidate-url', 'token', 'empty-token', 'kind', 'mock', 'mock-port', 'codename', 'wait'],
-  greenhouse: ['key', 'other-key', 'patch-timeout'],
+  greenhouse: ['key', 'other-key', 'patch-timeout', 'receiver-port', 'receiver-host'],
 };
 
 /**
@@ -124,6 +124,8 @@ export function parseConformanceArgs(argv: string[], env: Record<string, string 
       key: { type: 'string' },
       'other-key': { type: 'string' },
       'patch-timeout': { type: 'string' },
+      'receiver-port': { type: 'string' },
+      'receiver-host': { type: 'string' },
       'public-url': { type: 'string' },
       'validate-token-url': { type: 'string' },
       'tests-url': { type: 'string' },
@@ -333,6 +335,7 @@ export async function conformanceCli(argv: string[], io: CliIo): Promise<number>
             ...(args.otherKey !== undefined && { otherKey: args.otherKey }),
             ...(args.results && { results: args.results }),
             patchTimeoutMs: args.patchTimeoutMs,
+            receiver: args.receiver,
             ...(onResult && { onResult }),
             onNotice: (text) => out(`${text}\n`),
           })

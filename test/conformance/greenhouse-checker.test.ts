@@ -71,6 +71,7 @@ describe('a partner that follows docs/greenhouse.md', () => {
     expect(run.notRun).toEqual([
       { id: 'isolation.test_status', why: 'give --other-key' },
       { id: 'isolation.list_tests', why: 'give --other-key' },
+      { id: 'isolation.send_test', why: 'give --other-key' },
     ]);
   });
 });
@@ -102,9 +103,9 @@ describe('a partner with a fault fails the checks of that fault', () => {
     expect(detailOf(run, 'isolation.test_status')).toMatch(/^expected 404, got 200 \{"partner_status":"sent"\}: another customer's key reads this customer's interview$/);
   });
 
-  it('one that takes a url on any host: send_test.url_not_allowed, and its PATCH reaches the url with credentials', async () => {
+  it('one that takes a url on any host: send_test.url_not_allowed and url_plain_http, and its PATCH reaches the url with credentials', async () => {
     const run = await check({ anyUrl: true });
-    expect(failed(run)).toEqual(['send_test.url_not_allowed', 'send_test.url_unreached']);
+    expect(failed(run)).toEqual(['send_test.url_not_allowed', 'send_test.url_plain_http', 'send_test.url_unreached']);
     expect(detailOf(run, 'send_test.url_not_allowed')).toMatch(/^169\.254\.169\.254: expected 4xx, got 200 .*; user name and password: expected 4xx, got 200 /);
     expect(detailOf(run, 'send_test.url_unreached')).toMatch(
       /^PATCH to http:\/\/…@127\.0\.0\.1:\d+\/integrations\/testing_partners\/take_home_tests\/\d+, a url with a user name and password$/,
@@ -112,6 +113,33 @@ describe('a partner with a fault fails the checks of that fault', () => {
     // The checker completed only the interview whose url is its own: nothing was sent to the metadata address.
     const completed = [...fake!.interviews.values()].filter((i) => i.status === 'complete').map((i) => new URL(i.url).hostname);
     expect(completed).toEqual(['127.0.0.1', '127.0.0.1']);
+  });
+
+  it('one whose allowlist takes any plain-http host while it refuses https there: send_test.url_plain_http alone', async () => {
+    const run = await check({ anyHttpUrl: true });
+    expect(failed(run)).toEqual(['send_test.url_plain_http']);
+    expect(detailOf(run, 'send_test.url_plain_http')).toMatch(
+      /^expected 4xx, got 200 \{"partner_interview_id":"[0-9a-f-]{36}"\}: the partner would PATCH http:\/\/169\.254\.169\.254\/integrations\/testing_partners\/take_home_tests\/\d+$/,
+    );
+    // The https url on the same host is still refused: the check that tried it passes.
+    expect(run.results.find((r) => r.id === 'send_test.url_not_allowed')!.ok).toBe(true);
+  });
+
+  it("one whose send_test takes a test only another customer has: isolation.send_test alone, naming the test", async () => {
+    const run = await check({ anyCustomersTest: true });
+    expect(failed(run)).toEqual(['isolation.send_test']);
+    expect(detailOf(run, 'isolation.send_test')).toMatch(/^expected 4xx, got 200 .*: the key sent test "777" \(SQL\), which only the other customer lists$/);
+    // The interview it made is the first key's, for the other customer's test.
+    expect([...fake!.interviews.values()].filter((i) => i.testId === '777').map((i) => i.key)).toEqual(['key-a']);
+  });
+
+  it('one whose send_test gives two candidates the same partner_interview_id: send_test.distinct_interviews alone', async () => {
+    const run = await check({ oneInterviewPerTest: true });
+    expect(failed(run)).toEqual(['send_test.distinct_interviews']);
+    expect(detailOf(run, 'send_test.distinct_interviews')).toMatch(
+      /^hgranger@example\.com got the partner_interview_id of hpotter@example\.com, "[0-9a-f-]{36}": one test instance for two candidates$/,
+    );
+    expect(fake!.interviews.size).toBe(1);
   });
 
   it('one whose score is a string: test_status.result_fields', async () => {

@@ -16,10 +16,16 @@ import { verifyVendorSignature } from '../../src/contract/vendor-signature.js';
  * Each fault makes it wrong in one way: `neverPatch` (a result, but no PATCH), `noAuth` (every
  * endpoint answers without looking at Authorization), `leaksInterviews` (test_status answers any
  * key's interview), `scoreAsString` (`partner_score: "87"`), `anyUrl` (send_test takes a `url`
- * on any host, with credentials too, and PATCHes it).
+ * on any host, with credentials too, and PATCHes it), `anyHttpUrl` (its allowlist judges https
+ * urls only: any plain-http host without credentials passes), `anyCustomersTest` (send_test looks
+ * the test up in every customer's list, not the key's), `oneInterviewPerTest` (send_test answers
+ * the interview it made before for the same key and test, whoever the candidate).
  */
 export interface GreenhouseFaults {
   anyUrl?: boolean;
+  anyHttpUrl?: boolean;
+  anyCustomersTest?: boolean;
+  oneInterviewPerTest?: boolean;
   neverPatch?: boolean;
   noAuth?: boolean;
   leaksInterviews?: boolean;
@@ -52,6 +58,7 @@ const allowedUrl = (url: URL) =>
 
 interface Interview {
   key: string;
+  testId: string;
   url: string;
   email: string;
   status: 'sent' | 'complete';
@@ -97,10 +104,15 @@ export async function startGreenhousePartner(faults: GreenhouseFaults = {}) {
     if (!key) return;
     const body = SendTest.safeParse(req.body);
     if (!body.success) return void res.status(422).json({ error: 'Invalid body', errors: z.flattenError(body.error).fieldErrors });
-    if (!KEYS.get(key)!.some((t) => t.partner_test_id === body.data.partner_test_id)) return void res.status(422).json({ error: 'Unknown test' });
-    if (!faults.anyUrl && !allowedUrl(new URL(body.data.url))) return void res.status(422).json({ error: 'url is not on an allowed host' });
+    const lists = faults.anyCustomersTest ? [...KEYS.values()] : [KEYS.get(key)!];
+    if (!lists.flat().some((t) => t.partner_test_id === body.data.partner_test_id)) return void res.status(422).json({ error: 'Unknown test' });
+    const url = new URL(body.data.url);
+    const allowed = faults.anyUrl || allowedUrl(url) || (faults.anyHttpUrl && url.protocol === 'http:' && url.username === '' && url.password === '');
+    if (!allowed) return void res.status(422).json({ error: 'url is not on an allowed host' });
+    const before = faults.oneInterviewPerTest ? [...interviews].find(([, i]) => i.key === key && i.testId === body.data.partner_test_id) : undefined;
+    if (before) return void res.json({ partner_interview_id: before[0] });
     const id = randomUUID();
-    interviews.set(id, { key, url: body.data.url, email: body.data.candidate.email, status: 'sent' });
+    interviews.set(id, { key, testId: body.data.partner_test_id, url: body.data.url, email: body.data.candidate.email, status: 'sent' });
     res.json({ partner_interview_id: id });
   });
   app.get('/greenhouse/test_status', (req, res) => {

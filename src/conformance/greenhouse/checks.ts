@@ -42,6 +42,8 @@ export interface GreenhouseContext {
     tests?: GreenhouseTest[];
     /** The first send, accepted: its interview and the `url` it gave. */
     interview?: { id: string; url: string; path: string };
+    /** The tests the other key lists (isolation.list_tests). */
+    otherTests?: GreenhouseTest[];
     /** The refused `url` on the receiver, once send_test.url_not_allowed sent it, and its interview if the partner took it. */
     refused?: { url: string; path: string; interviewId?: string };
     /** The request that came to the interview's `url`, if one did. */
@@ -60,6 +62,14 @@ type Endpoint = (typeof ENDPOINTS)[number];
 const METADATA_HOST = '169.254.169.254';
 
 const interviewPath = (n: number) => `${PATCH_PATH}/${n}`;
+/** The candidate of the first send (wire.ts's sendTestBody), and the other one sent the same test. */
+const FIRST_CANDIDATE_EMAIL = 'hpotter@example.com';
+const SECOND_CANDIDATE = { first_name: 'Hermione', last_name: 'Granger', preferred_name: null, email: 'hgranger@example.com' } as const;
+/** A test the other key lists and the first key does not. */
+const otherCustomersTest = (ctx: GreenhouseContext) => {
+  const own = new Set((ctx.state.tests ?? []).map((t) => t.partner_test_id));
+  return ctx.state.otherTests?.find((t) => !own.has(t.partner_test_id));
+};
 const firstTest = (ctx: GreenhouseContext) => ctx.state.tests?.[0];
 const needsTest = (ctx: GreenhouseContext) => (firstTest(ctx) ? true : 'no test listed for the key: see list_tests.list');
 const needsInterview = (ctx: GreenhouseContext) => (ctx.state.interview ? true : 'needs a successful send_test.create');
@@ -220,6 +230,31 @@ export const GREENHOUSE_CHECKS: readonly GreenhouseCheck[] = [
     },
   },
   {
+    id: 'send_test.distinct_interviews',
+    section: '§2',
+    name: 'send_test for another candidate answers a partner_interview_id of its own',
+    applies: needsInterview,
+    run: async (ctx) => {
+      // Greenhouse sends no idempotency key: each call is a new test instance (§2). A partner that
+      // answers the id it gave before (the same test, the same key) shows one candidate's result
+      // on the other's profile, and PATCHes only the first send's url.
+      const { body } = validSend(ctx, SECOND_CANDIDATE);
+      const answer = await call(ctx, '(another candidate)', 'send_test', { body });
+      const verdict = expectStatus(answer, 200);
+      if (!verdict.ok) return verdict;
+      const parsed = SendTestAnswer.safeParse(answer.json);
+      if (!parsed.success) return { ok: false, detail: `200, but not {"partner_interview_id": "<string>"}: ${describeAnswer(answer, 120)}` };
+      const first = ctx.state.interview!.id;
+      if (parsed.data.partner_interview_id === first) {
+        return {
+          ok: false,
+          detail: `${SECOND_CANDIDATE.email} got the partner_interview_id of ${FIRST_CANDIDATE_EMAIL}, ${JSON.stringify(first)}: one test instance for two candidates`,
+        };
+      }
+      return { ok: true, detail: `200 partner_interview_id ${JSON.stringify(parsed.data.partner_interview_id)}, not the first send's` };
+    },
+  },
+  {
     id: 'send_test.unknown_test',
     section: '§2',
     name: 'send_test with a test the key does not list, a made-up id and an unlisted number, answers 4xx',
@@ -271,6 +306,21 @@ export const GREENHOUSE_CHECKS: readonly GreenhouseCheck[] = [
     },
   },
 
+  {
+    id: 'send_test.url_plain_http',
+    section: '§4',
+    name: 'send_test with a url on plain http to a host not allowed answers 4xx',
+    applies: needsTest,
+    run: async (ctx) => {
+      // The metadata service again, over http: an allowlist that judges https only, or takes any
+      // http url as a test set-up, sends the PATCH and the customer's key there.
+      const url = `http://${METADATA_HOST}${interviewPath(randomInt(1, 1_000_000_000))}`;
+      const { body } = validSend(ctx);
+      const verdict = expectStatus(await call(ctx, `(url: http://${METADATA_HOST})`, 'send_test', { body: { ...body, url } }), FOUR_XX);
+      return verdict.ok ? verdict : { ok: false, detail: `${verdict.detail}: the partner would PATCH ${url}` };
+    },
+  },
+
   // --- §2 authentication, on each endpoint -------------------------------------------------------
   authCheck('auth.missing', 'every endpoint without Authorization answers 401', () => null),
   authCheck('auth.unknown_key', 'every endpoint with a key the partner never issued answers 401', () => basicAuth(`conformance-unknown-${randomBytes(16).toString('hex')}`)),
@@ -307,11 +357,34 @@ export const GREENHOUSE_CHECKS: readonly GreenhouseCheck[] = [
     applies: needsOtherKey,
     run: async (ctx) => {
       const read = readTests(await call(ctx, '(the other key)', 'list_tests', { authorization: basicAuth(ctx.otherKey!) }));
+      ctx.state.otherTests = read.tests;
       if (!read.verdict.ok) return read.verdict;
       // Two customers may have the same tests: a list like the first says nothing, one unlike it shows the key is read.
       const ids = (tests: GreenhouseTest[] | undefined) => JSON.stringify((tests ?? []).map((t) => t.partner_test_id).sort());
       const same = ids(read.tests) === ids(ctx.state.tests);
       return { ok: true, detail: `${read.verdict.detail}, ${same ? "the same as the first key's (the two customers may have the same tests)" : "not the first key's"}` };
+    },
+  },
+
+  {
+    id: 'isolation.send_test',
+    section: '§2',
+    name: "send_test with one customer's key for a test only another customer lists answers 4xx",
+    applies: (ctx) => {
+      const other = needsOtherKey(ctx);
+      if (other !== true) return other;
+      if (!ctx.state.otherTests) return 'needs the list of isolation.list_tests';
+      return otherCustomersTest(ctx) ? true : "the other key lists no test the first key does not: give --other-key of a customer with a test of its own";
+    },
+    run: async (ctx) => {
+      const test = otherCustomersTest(ctx)!;
+      const { body } = validSend(ctx);
+      const answer = await call(ctx, "(the other customer's test)", 'send_test', { body: { ...body, partner_test_id: test.partner_test_id } });
+      const verdict = expectStatus(answer, FOUR_XX);
+      const shown = `${JSON.stringify(test.partner_test_id)} (${test.partner_test_name})`;
+      return verdict.ok
+        ? { ok: true, detail: `${verdict.detail} for test ${shown}` }
+        : { ok: false, detail: `${verdict.detail}: the key sent test ${shown}, which only the other customer lists` };
     },
   },
 
@@ -341,7 +414,7 @@ export const GREENHOUSE_CHECKS: readonly GreenhouseCheck[] = [
         if (!answer.ok || answer.status !== 200) return { ok: false, detail: `the results endpoint did not take the result: ${describeAnswer(answer)}` };
       } else {
         ctx.notice(
-          `Complete the test of hpotter@example.com (partner_interview_id ${id}) by hand now, in the partner's product or dashboard: ` +
+          `Complete the test of ${FIRST_CANDIDATE_EMAIL} (partner_interview_id ${id}) by hand now, in the partner's product or dashboard: ` +
             `the checker waits up to ${seconds} s for the PATCH to ${url} (--patch-timeout; or give --results-secret to post the result itself).`,
         );
       }

@@ -1,10 +1,10 @@
 import { Agent } from 'undici';
 import { CALLBACK_TIMEOUT_MS } from '../../contract/decisions.js';
 import { probe } from '../probe.js';
-import { recorder, type ConformanceRun } from '../run.js';
+import { ConformanceSetupError, recorder, type ConformanceRun } from '../run.js';
 import type { CheckResult } from '../types.js';
 import { GREENHOUSE_CHECKS, type GreenhouseContext } from './checks.js';
-import { startPatchReceiver } from './receiver.js';
+import { ReceiverListenError, startPatchReceiver, type PatchReceiver, type ReceiverAddress } from './receiver.js';
 import { greenhouseTargets, resultsUrlFromGreenhouse } from './wire.js';
 
 /** How long the checker waits for the PATCH by default (`--patch-timeout`). */
@@ -25,6 +25,11 @@ export interface GreenhouseOptions {
   results?: { secret: string; url?: string };
   /** How long to wait for the PATCH (default 60 s). */
   patchTimeoutMs?: number;
+  /**
+   * Where the receiver of the PATCH listens, and so what the `url` of each send names: by default
+   * 127.0.0.1 on a free port (`--receiver-host`, `--receiver-port`).
+   */
+  receiver?: ReceiverAddress;
   /** Each call's timeout (default 10 s, as the other platform's). */
   timeoutMs?: number;
   /** Told about each result as soon as it is known (the CLI prints it). */
@@ -36,10 +41,25 @@ export interface GreenhouseOptions {
 /**
  * Drives a partner's Greenhouse endpoints over HTTP as Greenhouse does (docs/greenhouse.md) and
  * returns one result per check, in order. The `url` of its sends is on a receiver the checker runs
- * on 127.0.0.1 for the run: the partner must run where it can reach it.
+ * for the run (on 127.0.0.1 unless `receiver` says otherwise): the partner must run where it can
+ * reach it. Throws a ConformanceSetupError when the receiver cannot listen there.
  */
 export async function runGreenhouseConformance(options: GreenhouseOptions): Promise<ConformanceRun> {
-  const receiver = await startPatchReceiver();
+  let receiver: PatchReceiver;
+  try {
+    receiver = await startPatchReceiver(options.receiver);
+  } catch (err) {
+    if (!(err instanceof ReceiverListenError)) throw err;
+    const hint =
+      err.code === 'EADDRINUSE'
+        ? 'the port is taken: give another --receiver-port, or none for a free one'
+        : err.code === 'EADDRNOTAVAIL'
+          ? 'the address is not one of this machine: give --receiver-host one of its addresses'
+          : err.code === 'EACCES'
+            ? 'this user may not open that port: give another --receiver-port'
+            : 'see --receiver-host and --receiver-port';
+    throw new ConformanceSetupError(`The checker could not listen for the PATCH (${err.message}): ${hint}`);
+  }
   // One connection pool for the run, closed at the end so nothing keeps the process alive.
   const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
   const { results, notRun, runAll } = recorder(options.onResult);
