@@ -54,7 +54,13 @@ export interface HarnessOptions {
   manifest?: string;
   /** The codename registered on the mock platform (default `harness-partner`). */
   codename?: string;
-  /** More settings for the partner, as in `.env` (LOG_LEVEL=info to see its log, say). */
+  /**
+   * More settings, as in `.env`: the partner's (LOG_LEVEL=info to see its log, say) and your
+   * provider's own. They are in `process.env` from the start of `startHarness` until `close()`,
+   * which puts back what was there, so a provider that reads `process.env.X` when it is built or
+   * called sees them. A module that reads a setting as it is imported has read it already: set that
+   * one before the import (vitest's `env` option, or a setup file).
+   */
   env?: Record<string, string>;
 }
 
@@ -92,15 +98,18 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const codename = options.codename ?? 'harness-partner';
   const manifestFile = options.manifest ?? DEFAULT_MANIFEST;
-  const dir = mkdtempSync(path.join(tmpdir(), 'harness-'));
   const resultsSecret = randomBytes(32).toString('hex');
-  const platform = await startMockPlatform({ port: 0, logLevel: 'silent' });
-  const stops: (() => Promise<void>)[] = [async () => rmSync(dir, { recursive: true, force: true }), () => platform.close()];
+  // Before anything builds the provider (the account's catalog, then the partner): it may read them.
+  const restoreEnv = setProcessEnv(options.env ?? {});
+  const dir = mkdtempSync(path.join(tmpdir(), 'harness-'));
+  const stops: (() => Promise<void>)[] = [async () => restoreEnv(), async () => rmSync(dir, { recursive: true, force: true })];
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
   };
-  const api = (method: 'GET' | 'POST', route: string, body?: unknown) => json(method, `${platform.url}/api/marketplace/c/${COMPANY.id}${route}`, body);
   try {
+    const platform = await startMockPlatform({ port: 0, logLevel: 'silent' });
+    stops.push(() => platform.close());
+    const api = (method: 'GET' | 'POST', route: string, body?: unknown) => json(method, `${platform.url}/api/marketplace/c/${COMPANY.id}${route}`, body);
     const register = async (publicUrl: string) => {
       const result = await registerPartner({
         platformUrl: platform.url,
@@ -188,6 +197,40 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     await close();
     throw err;
   }
+}
+
+/**
+ * The settings every live harness put in `process.env`: the value, how many harnesses set it, and
+ * what was there before the first did. Harnesses may overlap (a file's, another's in the same
+ * worker) as long as they agree; the last to close puts the old value back.
+ */
+const heldEnv = new Map<string, { value: string; holders: number; before: string | undefined }>();
+
+/**
+ * Puts `env` in `process.env`; returns what takes it out again. Throws, setting nothing, when a
+ * live harness holds one of the variables with another value: one would run with the other's.
+ */
+function setProcessEnv(env: Record<string, string>): () => void {
+  const clash = Object.entries(env).find(([key, value]) => heldEnv.has(key) && heldEnv.get(key)!.value !== value);
+  if (clash) throw new Error(`Another harness still running set ${clash[0]} to another value: close it first, or give both the same`);
+  for (const [key, value] of Object.entries(env)) {
+    const held = heldEnv.get(key);
+    if (held) held.holders += 1;
+    else heldEnv.set(key, { value, holders: 1, before: process.env[key] });
+    process.env[key] = value;
+  }
+  let restored = false;
+  return () => {
+    if (restored) return;
+    restored = true;
+    for (const key of Object.keys(env)) {
+      const held = heldEnv.get(key)!;
+      if (--held.holders > 0) continue;
+      heldEnv.delete(key);
+      if (held.before === undefined) delete process.env[key];
+      else process.env[key] = held.before;
+    }
+  };
 }
 
 /** The account `npm run accounts -- create` creates, in the partner's database, with `tests` in its catalog. */
