@@ -1,21 +1,22 @@
 /**
- * The provider of this folder, tested as a fork tests its own: with the kit's harness only — the
- * mock platform and a partner running it, registered and integrated — from the recruiter's send
- * to the result on the platform. As shipped, the provider is the demo quiz; replace this test with
- * yours when you replace the provider. `npx vitest run src/provider` runs it alone.
+ * The kit's demo provider, tested as a fork tests its own: with the kit's harness only — the mock
+ * platform and a partner running it, registered and integrated — from the recruiter's send to the
+ * result on the platform. The demo is what src/provider/index.ts hands on as shipped; its test is
+ * here, with the kit's, and not in src/provider/, which is the vendor's: a fork that replaces the
+ * provider writes its own tests there (docs/adapting.md), and this one still tests the demo.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../testing/index.js';
-import provider from './index.js';
+import { demoProvider } from '../../src/partner/index.js';
+import { startHarness, type Harness } from '../../src/testing/index.js';
 
 let harness: Harness;
 beforeAll(async () => {
   // The demo keeps its tests in the kit's catalog: the customer account gets these two.
-  harness = await startHarness({ provider, tests: ['SQL basics', 'JavaScript'] });
+  harness = await startHarness({ provider: demoProvider(), tests: ['SQL basics', 'JavaScript'] });
 });
 afterAll(() => harness?.close());
 
-describe('the provider, on the platform', () => {
+describe('the demo provider, on the platform', () => {
   it('lists the customer\'s tests to the platform', async () => {
     expect((await harness.listTests()).map((test) => test.name)).toEqual(['SQL basics', 'JavaScript']);
   });
