@@ -85,8 +85,11 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
                   reports: partnerCore(sql, systemClock, { kind: config.kind }).results,
                 })
               ).catalog;
+        // Whatever its listTests reads — a list in its code, its own product — the kit has nowhere to add a test.
         if (tests.length > 0 && !catalog) {
-          throw new UsageError('--test: the provider has no catalog (its tests live in its own product); create the account without --test');
+          throw new UsageError(
+            '--test: the provider has no catalog to add tests to: every account is offered the tests its listTests returns. Create the account without --test.',
+          );
         }
         const { accountId, token } = await createAccountWithTests(sql, accounts, name, catalog, tests);
         print(

@@ -166,10 +166,12 @@ describe.concurrent('a fork that replaces src/provider/index.ts, and nothing els
     await servesTheForksProvider(expect, command!, args);
   }, 300_000);
 
-  it('npm run accounts refuses --test: its provider has no catalog', async ({ expect }) => {
+  it('npm run accounts refuses --test: its provider has no catalog, and its tests are in its code', async ({ expect }) => {
     const refused = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--test', 'SQL'], { DATABASE_PATH: path.join(fork, 'data', 'accounts.db') });
     expect(refused.code).toBe(2);
-    expect(refused.output).toContain('the provider has no catalog');
+    expect(refused.output).toContain('--test: the provider has no catalog to add tests to: every account is offered the tests its listTests returns.');
+    // Not "its tests live in its own product": this one's are a list in its code.
+    expect(refused.output).not.toContain('own product');
   }, 120_000);
 
   it('npm run dev runs its provider: the platform lists its tests', async ({ expect }) => {
