@@ -6,13 +6,17 @@ import type { RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { eventually } from '../support/eventually.js';
 import { ACME, ADA, startForkedPartner, startMock, type ForkedPartner } from '../e2e/support.js';
 import { myProduct, type MyProduct } from './my-product.js';
+import { routes } from './my-routes.js';
 
 /**
  * A fork as a vendor makes one: a module of its own (my-product.ts, outside the kit's folders,
- * importing only src/partner/index.ts) passed to startPartner with its own webhook handler — and
- * the whole flow against the bundled mock platform over HTTP, without the demo provider anywhere.
+ * importing only src/partner/index.ts) passed to startPartner with its own webhook handler and a
+ * route of its own (my-routes.ts, the one docs/adapting.md shows) — and the whole flow against the
+ * bundled mock platform over HTTP, without the demo provider anywhere.
  */
 const WEBHOOK_SECRET = 'fork-webhook-secret-0123456789abcdef';
+/** The token the fork's product sends its route (my-routes.ts reads it from process.env as the partner starts). */
+const PRODUCT_TOKEN = 'product-callback-token-0123456789';
 
 let mock: RunningMockPlatform;
 let product: MyProduct;
@@ -20,12 +24,19 @@ let world: ForkedPartner;
 beforeAll(async () => {
   mock = await startMock();
   product = myProduct();
-  world = await startForkedPartner(mock, {
-    codename: 'my-product',
-    provider: product.provider,
-    webhookHandlers: product.webhookHandlers,
-    env: { WEBHOOK_SECRETS: `${ACME.id}:${WEBHOOK_SECRET}` },
-  });
+  // As .env would have it, read by the routes as the partner starts; taken out again below.
+  process.env.PRODUCT_CALLBACK_TOKEN = PRODUCT_TOKEN;
+  try {
+    world = await startForkedPartner(mock, {
+      codename: 'my-product',
+      provider: product.provider,
+      webhookHandlers: product.webhookHandlers,
+      routes,
+      env: { WEBHOOK_SECRETS: `${ACME.id}:${WEBHOOK_SECRET}` },
+    });
+  } finally {
+    delete process.env.PRODUCT_CALLBACK_TOKEN;
+  }
 });
 afterAll(async () => {
   await world?.close();
@@ -55,9 +66,30 @@ const reportOnceIt = (reportId: string, status: string) =>
 
 describe('a fork: its own provider and webhook handler, passed to startPartner', () => {
   it('imports nothing of the kit but its public entry point', () => {
-    const source = readFileSync(path.join(import.meta.dirname, 'my-product.ts'), 'utf8');
-    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
-    expect(imports).toEqual(['../../src/partner/index.js']);
+    const importsOf = (file: string) => [...readFileSync(path.join(import.meta.dirname, file), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(importsOf('my-product.ts')).toEqual(['../../src/partner/index.js']);
+    expect(importsOf('my-routes.ts')).toEqual(['node:crypto', 'express', 'zod', '../../src/partner/index.js']);
+  });
+
+  it('its own route, typed PartnerRoutes: its product says a candidate started, with the token they share', async () => {
+    const reportId = await world.send('typing', 'Typing speed');
+    const started = (body: unknown, token = PRODUCT_TOKEN) =>
+      fetch(`${world.partner.publicUrl}/my-product/started`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const answer = async (res: Response) => ({ status: res.status, body: await res.json() });
+
+    expect(await answer(await started({ report_id: reportId }, 'not-the-token-0123456789abcdefghi'))).toEqual({ status: 401, body: { error: 'Unauthorized' } });
+    expect(await answer(await started({ report: reportId }))).toEqual({ status: 422, body: { error: 'report_id is required' } });
+    // A body the JSON parser refuses reaches the kit's error handler: its shape, not a 500.
+    expect(await answer(await started('{"report_id":'))).toEqual({ status: 400, body: { error: 'Malformed JSON body' } });
+    expect(await answer(await started({ report_id: reportId }))).toEqual({ status: 200, body: { outcome: 'recorded' } });
+    expect(await answer(await started({ report_id: reportId }))).toEqual({ status: 200, body: { outcome: 'unchanged' } });
+    expect(await answer(await started({ report_id: 'no-such-report' }))).toEqual({ status: 404, body: { outcome: 'unknown' } });
+    // Progress is the dashboard's; the platform's report still says sent.
+    expect((await world.report(reportId)).status).toBe('sent');
   });
 
   it('integrate → list tests → send → the product pushes the result → the platform shows it completed', async () => {
