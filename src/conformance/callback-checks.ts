@@ -39,6 +39,12 @@ export interface CallbackContext {
   probe: Probe;
   targets: Targets;
   tokens: Tokens;
+  /**
+   * The platform the run stands in for, told of each send the platform would make (the first and
+   * the concurrent one) before it is made: with --mock, the mock, so that it knows the report the
+   * partner then updates. Absent: no platform knows the checker's reports.
+   */
+  platform?: { sending(body: Record<string, unknown>): Promise<void> };
   /** What earlier checks learned. */
   state: {
     tests: { a?: TestItem[]; b?: TestItem[] };
@@ -309,6 +315,7 @@ export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
     applies: needsTestsOf('a'),
     run: async (ctx) => {
       const body = sendBody(ctx);
+      await ctx.platform?.sending(body);
       const answer = await send(ctx, 'send_candidate POST', body);
       ctx.state.firstSend = { body, answer };
       return expectStatus(answer, TWO_XX);
@@ -382,6 +389,7 @@ export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
     applies: needsTestsOf('b'),
     run: async (ctx) => {
       const body = sendBody(ctx, { company_id: COMPANY_B, candidate_id: 31, first_name: 'Edsger', last_name: 'Dijkstra', email: 'edsger@example.com' }, ctx.state.tests.b);
+      await ctx.platform?.sending(body);
       const answers = await Promise.all(
         Array.from({ length: CONCURRENT_SENDS }, () => send(ctx, `send_candidate POST (×${CONCURRENT_SENDS} at once)`, body, ctx.tokens.b)),
       );

@@ -50,6 +50,12 @@ export interface RunningPlatform {
   settings: PlatformSettings;
   /** Registers the record again with these callback URLs (the secret stays the same). */
   register(targets: Targets): Promise<void>;
+  /**
+   * Tells the mock of a send the checker is about to make as the platform (its send_candidate
+   * body), as its marketplace records a report before it calls: the partner's updates about that
+   * report are then taken, not answered 404 (which a kit partner answers by canceling it).
+   */
+  sending(body: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,6 +120,13 @@ export async function startPlatform(options: PlatformOptions, kind: PartnerKind,
       url: mock.url,
       settings: { PLATFORM_URL: mock.url, PARTNER_CODENAME: options.codename, PARTNER_SECRET: secret },
       register: async (t) => void (await register(t)),
+      sending: async (body) => {
+        const { report_id, company_id, candidate_id, test_id, test_name } = body;
+        const res = await api(mock.url, 'POST', '/_mock/reports', { report_id, codename: options.codename, company_id, candidate_id, test_id, test_name });
+        if (res.status !== 200 && res.status !== 201) {
+          throw new PlatformSetupError(`The mock platform did not record the report ${String(report_id)} (${res.status}): ${String(errorOf(res.json) ?? res.text)}`);
+        }
+      },
       close: () => mock.close(),
     };
   } catch (err) {

@@ -52,7 +52,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   try {
     if (!targets || !tokens) throw new ConformanceSetupError('the callback URLs and two customer tokens are needed');
     const http = probe({ timeoutMs, dispatcher });
-    const ctx: CallbackContext = { probe: http, targets, tokens, state: { tests: {} } };
+    const ctx: CallbackContext = { probe: http, targets, tokens, ...(platform && { platform }), state: { tests: {} } };
     await runAll(CALLBACK_CHECKS, ctx);
 
     if (options.results) {

@@ -29,13 +29,15 @@ export function whatTheRunLeaves(args: { targets: Targets; mock?: unknown; resul
       CALLBACK_SENDS.map((s) => `${s.email} (token ${s.token})`).join(', ') +
       (args.mock ? `, and through the mock's marketplace ${PLATFORM_SENDS.map((s) => `${s.email} (${s.end})`).join(', ')}` : '') +
       '. The candidates are fake: example.com is reserved and takes no mail.',
-    "  • The reports of the checker's own sends are unknown to any platform: where the partner delivers their report updates, the platform answers 404, " +
-      "they end as dead letters on the partner's dashboard, and a kit partner cancels those invitations and e-mails no one" +
-      (args.mock ? "; the mock's own reports are accepted, and a kit partner e-mails their candidates." : '.'),
+    args.mock
+      ? "  • The checker records the reports of its own sends on the mock before it sends them, as the platform does: the mock accepts every report update, " +
+        'and a kit partner e-mails all these candidates.'
+      : "  • The reports of the checker's own sends are unknown to any platform: where the partner delivers their report updates, the platform answers 404, " +
+        "they end as dead letters on the partner's dashboard, and a kit partner cancels those invitations and e-mails no one.",
   ];
   if (args.results) {
     lines.push(
-      `  • With the results secret: ${CALLBACK_SENDS[0].email}'s report gets the result completed, "87%" (unless the partner canceled it first), one more report update; ` +
+      `  • With the results secret: ${CALLBACK_SENDS[0].email}'s report gets the result completed, "87%"${args.mock ? '' : ' (unless the partner canceled it first)'}, one more report update; ` +
         `${CALLBACK_SENDS[1].email}'s gets the progress stage "opened".`,
     );
   }

@@ -40,6 +40,7 @@ import { openApiRouter } from './openapi/routes.js';
 import { partnersRouter } from './partners/routes.js';
 import { partnerStore } from './partners/store.js';
 import { reportsRouter } from './reports/routes.js';
+import { sentReportsRouter } from './reports/sent-elsewhere.js';
 import { reportStore } from './reports/store.js';
 import { sandboxRouter } from './sandbox/routes.js';
 import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
@@ -90,7 +91,8 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /integrations/testing_partners/take_home_tests/{id}   Greenhouse: the partner's PATCH (docs/greenhouse.md)
  *   /api/greenhouse/…     Greenhouse: a company's partner key and URLs, as JSON
  *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it
- *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock
+ *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock,
+ *                         reports sent outside the marketplace
  *   /                     the sandbox UI (server-rendered forms), the Greenhouse company's pages under /greenhouse
  */
 export function createMockPlatform(deps: MockPlatformDeps): Express {
@@ -179,6 +181,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   app.use('/photos', photosRouter(db));
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
+  app.use('/_mock/reports', sentReportsRouter({ partners, reports, companies }));
   app.use('/_mock/calls', callsRouter(calls));
   app.use('/_mock/clock', clockRouter({ clock, wake: webhooks.kick }));
   app.get('/_mock/mail', (_req, res) => {

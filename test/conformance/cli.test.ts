@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
 import { conformanceCli, parseConformanceArgs, summaryLine } from '../../src/conformance/cli.js';
 import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import type { CheckResult } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 import { eventually } from '../support/eventually.js';
@@ -230,5 +231,48 @@ describe('--mock --wait: the partner is started with the printed settings, then 
     const checks = CALLBACK_CHECKS.length - 1 + PLATFORM_CHECKS.length + ANSWER_CHECKS.length;
     expect(lines(result.stdout).at(-1)).toBe(`${checks} passed, 0 failed`);
     expect(result.stdout).toContain('✔ §3.2 every report update carries the partner secret in RT-PARTNER-SECRET');
+  });
+
+  it('with --results-secret and --empty-token too: every check runs and passes, none is "not run"', async () => {
+    const secret = 'kit-conformance-cli-results-secret-0123456789';
+    const database = { DATABASE_PATH: path.join(dir, 'every-check-partner.db') };
+    const first = await startKitPartner({}, { database });
+    const tokens = [(await first.customer('Acme', ['JavaScript'])).token, (await first.customer('Globex', ['SQL'])).token];
+    const empty = (await first.customer('Initech')).token;
+    await first.close();
+    front = await connectionHandOver();
+
+    let stdout = '';
+    let stderr = '';
+    const code = await conformanceCli(
+      [`${front.url}/callbacks`, '--token', tokens[0]!, '--token', tokens[1]!, '--empty-token', empty, '--results-secret', secret, '--mock', '--wait'],
+      {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        env: {},
+        defaultPublicUrl: 'http://127.0.0.1:3000',
+        // Enter, once the partner runs with the settings the CLI printed, as a person would.
+        waitForEnter: async () => {
+          const m = /^PLATFORM_URL=(\S+) PARTNER_CODENAME=(\S+) PARTNER_SECRET=(\S+)$/m.exec(stdout)!;
+          second = await startKitPartner({ PLATFORM_URL: m[1]!, PARTNER_CODENAME: m[2]!, PARTNER_SECRET: m[3]!, VENDOR_RESULTS_SECRET: secret }, { database });
+          front.to(second.server);
+        },
+      },
+    );
+
+    expect(stderr).toBe('');
+    expect(code, stdout).toBe(0);
+    const out = lines(stdout);
+    const checks = CALLBACK_CHECKS.length + RESULTS_CHECKS.length + PLATFORM_CHECKS.length + ANSWER_CHECKS.length;
+    expect(out.filter((l) => l.startsWith('✔ '))).toHaveLength(checks);
+    expect(out.filter((l) => l.startsWith('○ ') || l.startsWith('✘ '))).toEqual([]);
+    expect(out.at(-1)).toBe(`${checks} passed, 0 failed`);
+    expect(out).toContainEqual(expect.stringMatching(/^✔ results a valid result answers 200 \{id, status\} \(200 /));
+    expect(out).toContainEqual(expect.stringMatching(/^✔ results a result signed for one report, replayed to another, .*; the other report still takes a progress stage \(200\)\)$/));
+    expect(stdout).not.toContain(secret);
+    // Said first: with the mock, the checker's own reports are the platform's too, so none ends as a dead letter.
+    const preamble = stdout.slice(0, stdout.indexOf('Mock platform running at'));
+    expect(preamble).toContain('The checker records the reports of its own sends on the mock before it sends them');
+    expect(preamble).not.toContain('dead letters on the partner');
   });
 });

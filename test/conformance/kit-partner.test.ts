@@ -44,7 +44,8 @@ describe("the kit's partner", () => {
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 
-  it('with --mock: the report updates it sends to the mock platform pass too', async () => {
+  it('with --mock and the results secret: every check runs, the report updates it sends to the mock and the results endpoint pass too', async () => {
+    const secret = 'kit-conformance-results-secret-0123456789';
     const started = performance.now();
     const run = await runConformance({
       mock: {
@@ -55,15 +56,21 @@ describe("the kit's partner", () => {
             PLATFORM_URL: settings.PLATFORM_URL,
             PARTNER_CODENAME: settings.PARTNER_CODENAME,
             PARTNER_SECRET: settings.PARTNER_SECRET,
+            VENDOR_RESULTS_SECRET: secret,
           });
           return { targets: callbackTargets(`${partner.url}/callbacks`), tokens: await tokensOf(partner) };
         },
       },
+      results: { secret },
     });
 
     expect(failures(run.results)).toEqual([]);
-    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...PLATFORM_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
-    expect(run.notRun).toEqual(RESULTS_CHECKS.map((c) => ({ id: c.id, why: 'give --results-secret' })));
+    expect(run.results.map((r) => r.id)).toEqual([...CALLBACK_CHECKS, ...RESULTS_CHECKS, ...PLATFORM_CHECKS, ...ANSWER_CHECKS].map((c) => c.id));
+    expect(run.notRun).toEqual([]);
+    // The mock knew the checker's own reports: the partner kept them, and the other report took the progress stage.
+    const detail = (id: string) => run.results.find((r) => r.id === id)!.detail;
+    expect(detail('results.cross_report')).toMatch(/; the other report still takes a progress stage \(200\)$/);
+    expect(detail('results.record')).toMatch(/^200 /);
     const cancelUrl = run.results.find((r) => r.id === 'platform.cancel_url')!.detail;
     expect(cancelUrl.startsWith(`${partner!.url}/callbacks/reports/`)).toBe(true);
     expect(cancelUrl).toMatch(/\/reports\/[0-9a-f-]{36}\/cancel$/);
