@@ -32,10 +32,11 @@ export interface PartnerProcess {
 
 /**
  * The partner server as `npm start` runs it, compiled, in its own process, on a port the system
- * picks (PORT=0 unless `env` says otherwise).
+ * picks (PORT=0 unless `env` says otherwise). `node`: Node's arguments for another entry point
+ * that starts it (a fork's, as `['--import', 'tsx', 'examples/…/server.ts']`).
  */
-export function startPartnerProcess(env: Record<string, string>): PartnerProcess {
-  const child = spawn(process.execPath, kitProcess('src/partner/server.ts'), {
+export function startPartnerProcess(env: Record<string, string>, node: string[] = kitProcess('src/partner/server.ts')): PartnerProcess {
+  const child = spawn(process.execPath, node, {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env },
   });

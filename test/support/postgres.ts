@@ -17,9 +17,11 @@ export interface RunningPostgres {
   /**
    * `pg_ctl restart -m fast`, as an administrator or an upgrade does: every connection is ended,
    * and the server is down until it accepts connections again, when this resolves. The test's
-   * process goes on meanwhile (its requests are in flight while the server goes away).
+   * process goes on meanwhile (its requests are in flight while the server goes away). With
+   * `whileDown`, the server is stopped, then started again once `whileDown` has resolved: what
+   * happens while it is down is the test's to choose, not a matter of timing.
    */
-  restart(): Promise<void>;
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /**
    * Stops every process of the server (SIGSTOP), as a machine that hangs, a VM paused or a process
    * stuck in the kernel leaves it: its connections stay open and the system still accepts new ones,
@@ -125,14 +127,15 @@ export async function startPostgres(options: { durable?: boolean; password?: str
   // With a password: the server asks for it (SCRAM), as a deployed one does.
   if (options.password === undefined) execFileSync('cp', ['-a', initialised(bin, folder, (into) => initdb(into, ['-A', 'trust'])), data]);
   else initdb(data, ['-A', 'scram-sha-256', `--pwfile=${passwordFile(dir, options.password)}`]);
-  run('pg_ctl', [
+  const startArgs = [
     '-D', data, '-w', '-l', path.join(dir, 'log'),
     // Tests: nothing synced (the cluster is thrown away). Durable (the bench): synced as SQLite's WAL
     // with synchronous=NORMAL is, so a crash of the process loses nothing and one of the machine at
     // most the last commits.
     '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off ${options.durable ? '' : '-c fsync=off -c full_page_writes=off'}`,
     'start',
-  ]);
+  ];
+  run('pg_ctl', startArgs);
   const url = `postgres://kit${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}`}@127.0.0.1:${port}/postgres`;
   const stopArgs = ['-D', data, '-m', 'immediate', 'stop'];
   const guardian = guard(command('pg_ctl', stopArgs), dir);
@@ -170,14 +173,24 @@ export async function startPostgres(options: { durable?: boolean; password?: str
       for (const pid of frozen.slice(1)) send(pid, 'SIGSTOP');
       return () => frozen.forEach((pid) => send(pid, 'SIGCONT'));
     },
-    restart() {
+    async restart(whileDown) {
+      /** pg_ctl with `args`, in a process of its own: the test's process goes on meanwhile. */
+      const pgCtl = (args: string[]) => {
+        const [cmd, argv] = command('pg_ctl', args);
+        const child = spawn(cmd, argv, { cwd: dir, stdio: 'ignore' });
+        return new Promise<void>((resolve, reject) => {
+          child.once('error', reject);
+          child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl ${args.at(-1)} exited ${code}: see ${path.join(dir, 'log')}`))));
+        });
+      };
       // -w: until it accepts connections; -l: the server's output to its log, not to a pipe held open.
-      const [cmd, argv] = command('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', 'restart']);
-      const child = spawn(cmd, argv, { cwd: dir, stdio: 'ignore' });
-      return new Promise((resolve, reject) => {
-        child.once('error', reject);
-        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}: see ${path.join(dir, 'log')}`))));
-      });
+      if (!whileDown) return pgCtl(['-D', data, '-w', '-l', path.join(dir, 'log'), '-m', 'fast', 'restart']);
+      await pgCtl(['-D', data, '-w', '-m', 'fast', 'stop']);
+      try {
+        await whileDown();
+      } finally {
+        await pgCtl(startArgs);
+      }
     },
     stop() {
       try {
