@@ -13,7 +13,8 @@ export const GREENHOUSE_USAGE = `Greenhouse (--platform greenhouse, docs/greenho
                                comes to the checker there.
   --key KEY                    a customer's key, of an account with at least one test
                                (or CONFORMANCE_KEYS=<key>[,<other key>])
-  --other-key KEY              a second customer's key: checks that it cannot read the first one's interview
+  --other-key KEY              a second customer's key: checks that it cannot read the first one's interview,
+                               and that the first key cannot send a test only the second customer has
   --patch-timeout SECONDS      how long to wait for the PATCH once the test is complete (default ${DEFAULT_PATCH_TIMEOUT_MS / 1000});
                                without --results-secret the checker asks you to complete the test by hand
   --receiver-port PORT         the port the checker listens on for the PATCH (default: a free one), where
