@@ -29,8 +29,13 @@ COPY --from=build /app/dist ./dist
 # The server reads its pages and e-mails from views/partner/ (views/mock/ is the mock's, not shipped).
 COPY views/partner ./views/partner
 # The partner record: the server reads the vendor's name from it unless PARTNER_NAME is set, and
-# `npm run register` posts it.
+# `npm run register` posts it. This is the demo's, the default of PARTNER_MANIFEST.
 COPY scripts/partner-manifest.json ./scripts/partner-manifest.json
+# Your folder, at the path it has in your checkout: the manifest a fork keeps there
+# (PARTNER_MANIFEST=src/provider/partner-manifest.json in the settings) is found in the image as it
+# is by `npm run dev` and `npm run register`, and so is any file your provider reads beside itself.
+# Its code runs from dist/, compiled above.
+COPY src/provider ./src/provider
 # SQLite's default DATABASE_PATH is ./data/partner.db: the one folder the app user may write to.
 # Mount a volume here for a SQLite deployment; on PostgreSQL (DATABASE_URL) it stays empty.
 RUN mkdir -p data && chown node:node data

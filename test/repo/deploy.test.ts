@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARTNER_MANIFEST, loadConfig } from '../../src/partner/config.js';
+import { commandOf, copyParts, envOf, ignoredByDocker, instructions, stages } from './dockerfile.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -14,86 +15,6 @@ const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
  */
 
 // --- Dockerfile -----------------------------------------------------------------------------------
-
-interface Instruction {
-  name: string;
-  args: string;
-}
-
-/** The Dockerfile's instructions in order, continuation lines joined, comments dropped. */
-function instructions(text: string): Instruction[] {
-  const lines = text.split('\n').filter((line) => !/^\s*#/.test(line));
-  return lines
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .map((line) => {
-      const [, name, args] = /^(\S+)\s*(.*)$/.exec(line)!;
-      return { name: name!.toUpperCase(), args: args!.trim() };
-    });
-}
-
-/** Instructions grouped by FROM: each stage's FROM line first. */
-function stages(all: Instruction[]): Instruction[][] {
-  const result: Instruction[][] = [];
-  for (const instruction of all) {
-    if (instruction.name === 'FROM') result.push([]);
-    result.at(-1)?.push(instruction);
-  }
-  return result;
-}
-
-/** An exec-form (JSON array) or shell-form command, as one string. */
-const commandOf = (args: string) => (args.startsWith('[') ? (JSON.parse(args) as string[]).join(' ') : args);
-
-/** COPY's flags, sources and destination; a JSON-form COPY is an array. */
-function copyParts(args: string): { flags: string[]; sources: string[]; dest: string } {
-  const words = args.startsWith('[') ? (JSON.parse(args) as string[]) : args.split(/\s+/);
-  const flags = words.filter((w) => w.startsWith('--'));
-  const paths = words.filter((w) => !w.startsWith('--'));
-  return { flags, sources: paths.slice(0, -1), dest: paths.at(-1)! };
-}
-
-/** `ENV A=1 B=2` (or the old `ENV A 1`) as a map. */
-function envOf(args: string): Map<string, string> {
-  if (!args.includes('=')) {
-    const [key, ...value] = args.split(/\s+/);
-    return new Map([[key!, value.join(' ')]]);
-  }
-  return new Map([...args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S*)/g)].map((m) => [m[1]!, m[2]!.replace(/^"|"$/g, '')]));
-}
-
-/**
- * Whether .dockerignore keeps `file` (relative to the context) out of the build context: the last
- * pattern that matches it or a folder above it decides (`!` re-includes), as Docker does.
- */
-function ignoredByDocker(file: string, dockerignore: string): boolean {
-  const patterns = dockerignore
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const toRegex = (pattern: string) =>
-    new RegExp(
-      '^' +
-        pattern
-          .replace(/^\/+|\/+$/g, '')
-          .split('**/')
-          .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
-          .join('(?:.*/)?') +
-        '$',
-    );
-  const segments = path.posix.normalize(file).replace(/^\.\/|\/$/g, '').split('/');
-  const candidates = segments.map((_, i) => segments.slice(0, i + 1).join('/'));
-  let ignored = false;
-  for (const pattern of patterns) {
-    const negated = pattern.startsWith('!');
-    const regex = toRegex(negated ? pattern.slice(1) : pattern);
-    if (candidates.some((c) => regex.test(c))) ignored = !negated;
-  }
-  return ignored;
-}
 
 const dockerfile = instructions(read('Dockerfile'));
 const dockerStages = stages(dockerfile);
@@ -165,9 +86,17 @@ describe('the Dockerfile', () => {
     expect(copies.some((c) => c.sources.includes(manifest) && path.resolve(workdir, c.dest) === path.join(workdir, manifest))).toBe(true);
   });
 
+  it("carries the vendor's folder at the path it has in the checkout, so the manifest a fork keeps there is found by PARTNER_MANIFEST", () => {
+    const workdir = runtime.filter((i) => i.name === 'WORKDIR').at(-1)!.args;
+    const copies = runtime.filter((i) => i.name === 'COPY').map((i) => copyParts(i.args));
+    const provider = copies.find((c) => !c.flags.some((f) => f.startsWith('--from=')) && c.sources.includes('src/provider'));
+    expect(provider).toBeDefined();
+    expect(path.resolve(workdir, provider!.dest)).toBe(path.join(workdir, 'src/provider'));
+  });
+
   it('keeps secrets, local data and installed modules out of the build context', () => {
     const dockerignore = read('.dockerignore');
-    for (const file of ['.env', 'deploy/.env', 'node_modules', 'data/partner.db', 'dist', '.git']) {
+    for (const file of ['.env', 'deploy/.env', 'deploy/staging/.env', 'src/provider/.env', 'node_modules', 'data/partner.db', 'dist', '.git']) {
       expect(ignoredByDocker(file, dockerignore), file).toBe(true);
     }
   });
@@ -268,6 +197,22 @@ describe('compose.yaml', () => {
     expect(secrets).toEqual(expect.arrayContaining(['CANDIDATE_LINK_SECRET', 'ADMIN_PASSWORD', 'POSTGRES_PASSWORD']));
     for (const key of secrets) expect(env.get(key), key).toMatch(/^\$\{\w+:?[-?][^}]*\}$/);
     expect(env.get('DATABASE_URL')).toMatch(/^postgres(ql)?:\/\/\w+:\$\{\w+:\?[^}]*\}@/);
+  });
+
+  it("gives both instances every variable of the settings file — .env, or the file ENV_FILE names — a provider's own settings too", () => {
+    for (const name of partners) {
+      const envFile = service(name).join('\n');
+      // The long form: a file that is not there is no error (the settings may all come from the shell).
+      expect(envFile, name).toMatch(/^env_file:\n\s+- path: \$\{ENV_FILE:-\.env\}\n\s+required: false$/m);
+    }
+  });
+
+  it("keeps the image's HOST and PORT whatever the settings file says, and passes the vendor's manifest and name", () => {
+    const env = environmentOf(partners[0]!);
+    expect(env.get('HOST')).toBe(imageEnv.get('HOST'));
+    expect(env.get('PORT')).toBe(imageEnv.get('PORT'));
+    expect(env.get('PARTNER_MANIFEST')).toBe('${PARTNER_MANIFEST:-}');
+    expect(env.get('PARTNER_NAME')).toBe('${PARTNER_NAME:-}');
   });
 
   it('publishes a load balancer on port 8080 whose config names both instances, and PUBLIC_URL is its address', () => {
