@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
@@ -9,6 +9,7 @@ import { loadManifest, registerPartner } from '../../scripts/register-partner.js
 import { startMockPlatform } from '../../src/mock-platform/server.js';
 import { eventually } from '../support/eventually.js';
 import { layOutImage } from '../repo/dockerfile.js';
+import { freshClone, ROOT } from './fresh-clone.js';
 
 /**
  * The fork as a vendor makes one: a copy of the repository in which src/provider/index.ts is
@@ -17,8 +18,6 @@ import { layOutImage } from '../repo/dockerfile.js';
  * accounts` and `npm run dev` must all run that provider — read after `.env`, since it reads a
  * setting as its module loads — and never the demo; the image, under the vendor's own name.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
 const FORK_PROVIDER = `import type { Provider, ProviderKit } from '../partner/index.js';
 
 // Read as the module loads: every entry point reads .env before it imports this file.
@@ -47,18 +46,10 @@ it('lists its tests', async () => {
 });
 `;
 
-/** What a fresh clone has: the repository's files, without what installing, building or running leaves. */
-const NOT_COPIED = new Set(['node_modules', 'dist', 'data', '.git', '.env', 'coverage', 'bench-results', 'test-results']);
-
 let fork: string;
 beforeAll(() => {
   fork = mkdtempSync(path.join(tmpdir(), 'kit-fork-'));
-  for (const name of readdirSync(ROOT)) {
-    if (NOT_COPIED.has(name)) continue;
-    cpSync(path.join(ROOT, name), path.join(fork, name), { recursive: true, filter: (from) => !/\.db(-wal|-shm)?$|\.demo-token$/.test(from) });
-  }
-  // The dependencies as `npm ci` installs them: the project's own.
-  symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(fork, 'node_modules'), 'dir');
+  freshClone(fork);
   expect(FORK_PROVIDER.trimEnd().split('\n')).toHaveLength(10);
   writeFileSync(path.join(fork, 'src/provider/index.ts'), FORK_PROVIDER);
   writeFileSync(path.join(fork, 'src/provider/index.test.ts'), FORK_TEST);
