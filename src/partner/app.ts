@@ -17,7 +17,7 @@ import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { PartnerCore } from './core.js';
-import type { Platform, PlatformContext } from './platforms/platform.js';
+import type { Platform, PlatformContext, PlatformDefinition } from './platforms/platform.js';
 import type { Provider } from './provider/types.js';
 import type { VendorReports } from './results/api.js';
 import { registerVendorResults } from './results/routes.js';
@@ -51,6 +51,8 @@ export interface AppDeps {
   core: PartnerCore;
   /** The platforms the partner speaks: each mounts its routes (its callbacks, its webhooks) first. */
   platforms: readonly Platform[];
+  /** Their definitions, for the API document (`GET /openapi.json`); the kit's when not given. */
+  platformDefinitions?: readonly PlatformDefinition[];
   /** The kit's signed links, for the pages and the platforms' answers. */
   links: InvitationLinks;
   routes?: PartnerRoutes;
@@ -128,7 +130,7 @@ export function createApp(deps: AppDeps): Express {
     if (reachable) return void res.json({ ok: true });
     res.status(503).json({ error: 'The database does not answer' });
   });
-  app.get('/openapi.json', (_req, res) => void res.json(partnerApiDocument()));
+  app.get('/openapi.json', (_req, res) => void res.json(partnerApiDocument(deps.platformDefinitions)));
 
   if (web) {
     app.use('/assets', express.static(PARTNER_ASSETS_DIR, { index: false, maxAge: '1h' }));

@@ -2,7 +2,7 @@ import type { DestinationStream } from 'pino';
 import { createApp, platformContext, type PartnerRoutes } from './app.js';
 import { partnerCore } from './core.js';
 import type { Clock } from '../lib/clock.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, settingsOf, type Config } from './config.js';
 import type { Sql } from '../lib/sql.js';
 import { migrateProvider } from './db/open.js';
 import type { Logger } from '../lib/http/logger.js';
@@ -15,7 +15,7 @@ import { mailSender } from './mail/sender.js';
 import type { Mailer } from './mail/transport.js';
 import type { Provider, ProviderKit, ProviderSource } from './provider/types.js';
 import { deliveryWorker, type DeliveryClient, type DeliveryTimeouts } from './updates/worker.js';
-import { kitPlatforms, type Platform, type PlatformFactory } from './platforms/index.js';
+import { kitPlatforms, PLATFORM_NAME, type Platform, type PlatformDefinition } from './platforms/index.js';
 
 export interface AssembleDeps {
   /** The partner's database (`openPartnerDatabase`): SQLite, or PostgreSQL with DATABASE_URL. */
@@ -31,8 +31,11 @@ export interface AssembleDeps {
   dispatcher: DeliveryClient;
   /** The vendor's product: a provider, or a factory given the kit (its migrations applied first). */
   provider: ProviderSource;
-  /** The platforms the partner speaks: `kitPlatforms()` (platforms/index.ts) when not given. */
-  platforms?: readonly PlatformFactory[];
+  /**
+   * The platforms the partner speaks: `kitPlatforms()` (platforms/index.ts) when not given. Their
+   * settings must be in `config` (`loadConfig(env, platforms)`).
+   */
+  platforms?: readonly PlatformDefinition[];
   /** Routes of the fork's own, mounted after the kit's. */
   routes?: PartnerRoutes;
   deliveryTimeouts?: DeliveryTimeouts;
@@ -75,12 +78,16 @@ export async function buildProvider(source: ProviderSource, kit: ProviderKit): P
 export async function assemble(config: Config, deps: AssembleDeps) {
   const { sql, logger, clock, publicUrl } = deps;
   const links = invitationLinks({ ...config.links, publicUrl, clock });
-  const platforms = new Map<string, Platform>();
-  for (const make of deps.platforms ?? kitPlatforms()) {
-    const platform = make({ config, publicUrl });
-    if (platforms.has(platform.name)) throw new Error(`Two platforms are named "${platform.name}"`);
-    platforms.set(platform.name, platform);
+  const definitions = deps.platforms ?? kitPlatforms();
+  for (const [i, definition] of definitions.entries()) {
+    if (!PLATFORM_NAME.test(definition.name)) throw new Error(`A platform's name is lowercase letters, digits and "-": "${definition.name}" is not`);
+    if (definitions.findIndex((d) => d.name === definition.name) !== i) throw new Error(`Two platforms are named "${definition.name}"`);
   }
+  // Each platform's own tables, after the kit's (and before its provider's, which may refer to them).
+  for (const definition of definitions) {
+    if (definition.migrations) await migrateProvider(sql, { ...definition.migrations, prefix: definition.name });
+  }
+  const platforms = new Map<string, Platform>();
   // The provider is built after the core (a factory is handed the core's results API); the
   // lifecycle asks for its cancel hook only at a cancel, once it exists.
   let built: Provider | undefined;
@@ -89,8 +96,14 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     links,
     wake: deps.wake,
     hasCancelHook: () => built?.cancelInvitation !== undefined,
+    linkSecret: config.links.secret,
     emailAfterAcceptance: (name) => platforms.get(name)?.emailAfterAcceptance ?? true,
+    hearsProgress: (name) => platforms.get(name)?.hearsProgress === true,
   });
+  for (const definition of definitions) {
+    const setup = { config, settings: settingsOf(config, definition), publicUrl, connections: core.connections, clock, logger };
+    platforms.set(definition.name, definition.create(setup));
+  }
   const { invitations, updates, mail, lifecycle } = core;
   const provider = (built = await buildProvider(deps.provider, {
     sql,
@@ -138,6 +151,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
   });
   const worker = deliveryWorker({
     outbox: updates,
+    connections: core.connections,
     clock,
     logger,
     dispatcher: deps.dispatcher,
@@ -157,6 +171,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     provider,
     core,
     platforms: [...platforms.values()],
+    platformDefinitions: definitions,
     links,
     routes: deps.routes,
     onInvitationCreated: deps.onInvitationCreated,

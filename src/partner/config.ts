@@ -4,9 +4,8 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { z } from 'zod';
 import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
 import { isBareAddress } from './mail/address.js';
-import { WebhookSecretsSetting } from './platforms/hiring-platform/webhooks/secrets.js';
-import { GreenhousePatchHostsSetting, type HostPattern } from './platforms/greenhouse/allowlist.js';
-import { Codename } from '../contract/schemas.js';
+import { kitPlatforms } from './platforms/index.js';
+import type { PlatformDefinition } from './platforms/platform.js';
 import { PARTNER_DEFAULTS, isLoopbackHost, publicUrlOf } from './defaults.js';
 import { LOG_FORMATS, type LogFormat } from '../lib/http/logger.js';
 import { ManifestError, readManifest } from '../contract/manifest.js';
@@ -112,21 +111,10 @@ const ConfigSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** Largest JSON body the callbacks accept, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
-  /** The secret of each platform company's webhook configuration: <company_id>:<secret>,… (two per company during a rotation). */
-  WEBHOOK_SECRETS: z.string().default('').pipe(WebhookSecretsSetting),
-  /** Largest webhook body accepted, in bytes. */
-  WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
   /** Seconds in-flight requests get to finish after SIGTERM before the process exits anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(10),
   /** Seed one demo account with a few tests when the database has no accounts (quick start). */
   DEMO_SEED: boolean.default(false),
-
-  /** The platform's integrations base URL; report updates go to {PLATFORM_URL}/api/p/{codename}/reports/{id}. */
-  PLATFORM_URL: httpUrl.default(PARTNER_DEFAULTS.PLATFORM_URL),
-  /** This partner's codename on the platform (as registered). */
-  PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
-  /** The partner secret returned on registration (RT-PARTNER-SECRET). Unset: report updates wait. */
-  PARTNER_SECRET: z.string().trim().min(1).optional(),
   /** What this partner is, as registered: decides the wording and what report updates may carry. */
   PARTNER_KIND: z.enum(PARTNER_KINDS).default('assessment'),
   /** HS256 key for candidate and results links. */
@@ -143,8 +131,6 @@ const ConfigSchema = z.object({
     .string()
     .min(VENDOR_SECRET_MIN_LENGTH, `must be at least ${VENDOR_SECRET_MIN_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
     .optional(),
-  /** Hosts besides greenhouse.io and its subdomains that Greenhouse's send_test may name as the PATCH's url (docs/greenhouse.md §4). */
-  GREENHOUSE_PATCH_HOSTS: z.string().default('').pipe(GreenhousePatchHostsSetting),
   /** The dashboard's Basic-auth user name. */
   ADMIN_USERNAME: z.string().trim().min(1).max(100).default('admin'),
   /** The dashboard's Basic-auth password; outside production it defaults to "admin". */
@@ -225,15 +211,8 @@ export type Config = {
   logFormat: LogFormat;
   trustProxy: boolean | number | string;
   bodyLimitBytes: number;
-  webhooks: { secrets: ReadonlyMap<number, readonly string[]>; bodyLimitBytes: number };
   shutdownGraceMs: number;
   demoSeed: boolean;
-  platform: {
-    url: string;
-    codename: string;
-    /** undefined until the partner is registered: report updates wait, and the dashboard says why. */
-    secret: string | undefined;
-  };
   kind: PartnerKind;
   /** The vendor's name (PARTNER_NAME, else the manifest's `name`): pages, the dashboard, e-mails. */
   partnerName: string;
@@ -246,8 +225,11 @@ export type Config = {
   };
   /** Results pushed over HTTP by the vendor's product (docs/results-endpoint.md). */
   vendorResults: { secret: string | undefined };
-  /** Greenhouse's Assessment Partner API (docs/greenhouse.md): the hosts its PATCH may go to besides greenhouse.io. */
-  greenhouse: { patchHosts: readonly HostPattern[] };
+  /**
+   * Each platform's own settings, by its name, as its definition's `settings` schema parsed them
+   * (`PlatformDefinition.settings`): the platforms given to `loadConfig`.
+   */
+  platformSettings: Readonly<Record<string, unknown>>;
   admin: { username: string; password: string | undefined; token: string | undefined };
   mail: { transport: 'json' | 'smtp'; smtpUrl: string | undefined; from: string; maxConnections: number };
 };
@@ -259,13 +241,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses `env` (normally `process.env`); throws a `ConfigError` listing every problem at once. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Parses `env` (normally `process.env`) with the kit's settings and those of each platform in
+ * `platforms` (the kit's when not given: the registry, platforms/index.ts); throws a `ConfigError`
+ * listing every problem at once, the platforms' with the kit's.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, platforms: readonly PlatformDefinition[] = kitPlatforms()): Config {
   // An empty string in .env means "not set", so defaults apply.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = ConfigSchema.safeParse(present);
   // Rules across variables read the raw values, so they are reported together with any bad value.
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  const platformSettings = parsePlatformSettings(present, platforms, problems);
   const production = present.NODE_ENV === 'production';
   const makeOne = `a random string of at least ${MIN_LINK_SECRET} characters, e.g. \`openssl rand -base64 48\``;
   // Production's rules hold wherever another machine can reach the server, whatever NODE_ENV says:
@@ -326,10 +313,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: c.LOG_FORMAT,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     bodyLimitBytes: c.BODY_LIMIT_BYTES,
-    webhooks: { secrets: c.WEBHOOK_SECRETS, bodyLimitBytes: c.WEBHOOK_BODY_LIMIT_BYTES },
     shutdownGraceMs: c.SHUTDOWN_GRACE_SECONDS * 1000,
     demoSeed: c.DEMO_SEED,
-    platform: { url: c.PLATFORM_URL.replace(/\/+$/, ''), codename: c.PARTNER_CODENAME, secret: c.PARTNER_SECRET },
     kind: c.PARTNER_KIND,
     partnerName: named.name,
     links: {
@@ -339,7 +324,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resultsTtlMs: c.RESULTS_LINK_TTL_DAYS * DAY_MS,
     },
     vendorResults: { secret: c.VENDOR_RESULTS_SECRET },
-    greenhouse: { patchHosts: c.GREENHOUSE_PATCH_HOSTS },
+    platformSettings,
     admin: {
       username: c.ADMIN_USERNAME,
       // With only a token configured, the token is the way in; a default password would be a second door.
@@ -353,6 +338,47 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnections: c.SMTP_MAX_CONNECTIONS,
     },
   };
+}
+
+/**
+ * Each platform's settings, parsed from the same variables as the kit's, by platform name; their
+ * problems added to `problems`, so one message names every setting to fix. Two platforms, or a
+ * platform and the kit, reading one variable is the kit's error, not the operator's: thrown.
+ */
+function parsePlatformSettings(present: Record<string, string | undefined>, platforms: readonly PlatformDefinition[], problems: string[]): Record<string, unknown> {
+  const owners = new Map<string, string>(Object.keys(ConfigSchema.shape).map((key) => [key, 'the kit']));
+  const settings: Record<string, unknown> = {};
+  for (const platform of platforms) {
+    if (!platform.settings) continue;
+    for (const key of settingKeys(platform.settings)) {
+      const owner = owners.get(key);
+      if (owner) throw new Error(`The platform "${platform.name}" reads the setting ${key}, which ${owner} reads too: a setting has one owner`);
+      owners.set(key, `the platform "${platform.name}"`);
+    }
+    const parsed = platform.settings.safeParse(present);
+    if (parsed.success) settings[platform.name] = parsed.data;
+    else problems.push(...parsed.error.issues.map((i) => `${i.path.join('.') || platform.name}: ${i.message}`));
+  }
+  return settings;
+}
+
+/** The variables a settings schema reads: an object's keys, through any transform. */
+function settingKeys(schema: z.ZodType): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodPipe) return settingKeys(schema.in as z.ZodType);
+  return [];
+}
+
+/**
+ * A platform's own settings, as `loadConfig` parsed them; an error when its definition was not
+ * given to `loadConfig` (an entry point passes the same platforms to both).
+ */
+export function settingsOf<S>(config: Pick<Config, 'platformSettings'>, platform: PlatformDefinition<S>): S {
+  if (!platform.settings) return undefined as S;
+  if (!(platform.name in config.platformSettings)) {
+    throw new Error(`The settings of the platform "${platform.name}" were not loaded: pass its definition to loadConfig as well`);
+  }
+  return config.platformSettings[platform.name] as S;
 }
 
 /**

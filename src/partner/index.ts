@@ -37,15 +37,30 @@ export { InvalidResultError, type VendorReports, type VendorResult, type ReportO
 export { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../contract/vendor-signature.js';
 export { VENDOR_RESULTS_PATH } from './results/routes.js';
 export type { PartnerRoutes } from './app.js';
-export { DEFAULT_HANDLERS as defaultWebhookHandlers, recordEvent } from './platforms/hiring-platform/webhooks/handlers/index.js';
-export type { WebhookHandler, HandlerContext, CancelInvitation } from './platforms/hiring-platform/webhooks/handlers/index.js';
-export type { ReceivedEvent } from './platforms/hiring-platform/webhooks/inbox.js';
+export { defaultWebhookHandlers, recordEvent } from './platforms/index.js';
+export type { WebhookHandler, HandlerContext, CancelInvitation, ReceivedEvent } from './platforms/index.js';
 export type { PartnerKind } from '../contract/decisions.js';
-// The platforms the partner speaks (docs/platforms.md): `startPartner({ platforms })` takes a list of
-// them; `kitPlatforms()` is the kit's own, and a platform of a fork's own implements `Platform`.
-export { kitPlatforms, hiringPlatform, greenhousePlatform, type HiringPlatformOptions } from './platforms/index.js';
-export type { Platform, PlatformContext, PlatformFactory, PlatformWorker, DeliveryRequest, DeliveryTarget } from './platforms/index.js';
-export type { InvitationUpdate } from './invitations/update.js';
+// The platforms the partner speaks (docs/platforms.md): the kit's (`kitPlatforms()`), and a fork's own,
+// each a `definePlatform({ … })` that `src/provider/index.ts` exports in `platforms`.
+export { kitPlatforms, platformsOf, definePlatform, hiringPlatform, greenhousePlatform, type HiringPlatformOptions } from './platforms/index.js';
+export type {
+  AnswerVerdict,
+  DeliveryAnswer,
+  DeliveryRequest,
+  DeliveryTarget,
+  InvitationUpdate,
+  Platform,
+  PlatformApi,
+  PlatformContext,
+  PlatformDefinition,
+  PlatformSetup,
+  PlatformWorker,
+} from './platforms/index.js';
+export type { ApiOperation } from '../contract/openapi/document.js';
+export type { Connection, ConnectionStore } from './connections/store.js';
+export { scoreNumber } from './invitations/score.js';
+export { basicKey, basicHeader } from '../lib/http/basic-key.js';
+export { flatMetadata } from '../lib/flat-metadata.js';
 // The kit's own provider, the built-in quiz: what src/provider/index.ts hands on until a fork replaces it.
 export { demoProvider } from './provider/demo/index.js';
 export type { DemoSettings } from './provider/demo/settings.js';

@@ -15,8 +15,7 @@ import { createMailer, type Mailer } from './mail/transport.js';
 import type { ProviderSource } from './provider/types.js';
 import type { VendorReports } from './results/api.js';
 import { deliveryAgent, type DeliveryTimeouts } from './updates/worker.js';
-import type { WebhookHandler } from './platforms/hiring-platform/webhooks/handlers/index.js';
-import { kitPlatforms, type PlatformFactory } from './platforms/index.js';
+import { platformsOf, type PlatformDefinition, type WebhookHandler } from './platforms/index.js';
 import { wakeups, type Queued } from './jobs/wakeups.js';
 import { loadEnvFile } from '../lib/env-file.js';
 import { appServer } from '../lib/perf/app-server.js';
@@ -35,17 +34,17 @@ export interface MainOverrides {
 }
 
 export interface StartOptions {
-  /** Every setting; `loadConfig(process.env)` when not given. */
+  /** Every setting; `loadConfig(process.env, platforms)` when not given. */
   config?: Config;
   /** The vendor's product: a `Provider`, or a factory `(kit) => Provider` (see provider/types.ts). */
   provider: ProviderSource;
   /** By webhook event type; `defaultWebhookHandlers` when not given. Spread them to add or replace one. */
   webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
   /**
-   * The platforms the partner speaks; `kitPlatforms({ webhookHandlers })` (platforms/index.ts) when
-   * not given. A fork adds its own platform's folder here (docs/platforms.md).
+   * The platforms the partner speaks besides the kit's (`platformsOf`, platforms/index.ts): what
+   * `src/provider/index.ts` exports as `platforms` (docs/platforms.md).
    */
-  platforms?: readonly PlatformFactory[];
+  platforms?: readonly PlatformDefinition[];
   /** Routes of your own (a callback of your product, say), mounted after the kit's. */
   routes?: PartnerRoutes;
   /** For tests. */
@@ -69,7 +68,8 @@ export interface RunningPartner {
  * (DATABASE_URL), as many instances as you run (docs/deploy.md).
  */
 export async function startPartner(options: StartOptions): Promise<RunningPartner> {
-  const config = options.config ?? loadConfig(process.env);
+  const platforms = platformsOf({ webhookHandlers: options.webhookHandlers, platforms: options.platforms });
+  const config = options.config ?? loadConfig(process.env, platforms);
   const overrides = options.overrides ?? {};
   const logStream = logDestination(config.logFormat);
   const logger = createLogger(config.logLevel, logStream, { server: 'partner' });
@@ -127,7 +127,7 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       dispatcher: overrides.dispatcher ?? ownDispatcher!,
       deliveryTimeouts: overrides.deliveryTimeouts,
       provider: options.provider,
-      platforms: options.platforms ?? kitPlatforms({ webhookHandlers: options.webhookHandlers }),
+      platforms,
       routes: options.routes,
       onInvitationCreated: () => loops.kick('invitation starter'),
       wake,
@@ -232,7 +232,7 @@ export async function runPartner(options: Omit<StartOptions, 'config'>): Promise
   loadEnvFile();
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(process.env, platformsOf({ platforms: options.platforms }));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

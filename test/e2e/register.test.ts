@@ -20,6 +20,8 @@ import {
 import { REFUSED_URL, kitProcess } from '../support/net.js';
 import { loadConfig } from '../../src/partner/config.js';
 import { ACME, GLOBEX, startMock } from './support.js';
+import { settingsOf } from '../../src/partner/config.js';
+import { hiringPlatform } from '../../src/partner/platforms/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = loadManifest(DEFAULT_MANIFEST, 'http://127.0.0.1:3000');
@@ -112,8 +114,8 @@ describe('configuration', () => {
   it('defaults the platform, the codename and the public URL as the partner server does', () => {
     const server = loadConfig({});
     const options = loadRegisterOptions({ PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't' });
-    expect(options.platformUrl).toBe(server.platform.url);
-    expect(options.codename).toBe(server.platform.codename);
+    expect(options.platformUrl).toBe(settingsOf(server, hiringPlatform()).url);
+    expect(options.codename).toBe(settingsOf(server, hiringPlatform()).codename);
     expect(options.partner.urls.tests).toBe(`${server.publicUrl}/callbacks/tests`);
     for (const env of [{ PORT: '3100' }, { HOST: 'localhost', PORT: '3200' }, { PUBLIC_URL: 'https://partner.example.com/', PORT: '3100' }]) {
       const registered = loadRegisterOptions({ PLATFORM_COMPANY_ID: '1', PLATFORM_API_TOKEN: 't', ...env });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEV_ADMIN_PASSWORD, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
 import { demoSettings } from '../../src/partner/provider/demo/settings.js';
+import { settingsOf } from '../../src/partner/config.js';
+import { hiringPlatform } from '../../src/partner/platforms/index.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -15,7 +17,7 @@ const problemsOf = (env: Record<string, string>): string[] => {
 describe('configuration of the invitation flow', () => {
   it('when nothing is set, then every key has a working local default', () => {
     const c = loadConfig({});
-    expect(c.platform).toEqual({ url: 'http://127.0.0.1:4000', codename: 'demo-assessments', secret: undefined });
+    expect(settingsOf(c, hiringPlatform())).toMatchObject({ url: 'http://127.0.0.1:4000', codename: 'demo-assessments', secret: undefined });
     expect(c.kind).toBe('assessment');
     expect(c.links).toEqual({
       secret: DEV_CANDIDATE_LINK_SECRET,
@@ -98,6 +100,6 @@ describe('configuration of the invitation flow', () => {
   });
 
   it('when an empty PARTNER_SECRET is given (as in .env), then deliveries are treated as unregistered', () => {
-    expect(loadConfig({ PARTNER_SECRET: '' }).platform.secret).toBeUndefined();
+    expect(settingsOf(loadConfig({ PARTNER_SECRET: '' }), hiringPlatform()).secret).toBeUndefined();
   });
 });

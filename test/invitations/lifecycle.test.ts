@@ -1,3 +1,4 @@
+import { reportUpdateRequest } from '../../src/partner/platforms/hiring-platform/delivery.js';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,7 +50,7 @@ describe('invitation lifecycle', () => {
     expect(first!.status).toBe('pending');
     // The kit's words: the invitation started, with the results page; the platform's request adds
     // its cancel URL (test/reports/delivery.test.ts).
-    expect(Object.keys(first!.body)).toEqual(['started', 'urls']);
+    expect(Object.keys(first!.body)).toEqual(['started', 'urls', 'at']);
     expect(first!.body.started).toBe(true);
     expect(Object.keys(first!.body.urls!)).toEqual(['show']);
     expect(first!.body.urls!.show).toMatch(new RegExp(`^${h.publicUrl}/results\\?token=`));
@@ -117,8 +118,8 @@ describe('invitation lifecycle', () => {
     expect(await h.rows('SELECT status FROM mail_outbox')).toEqual([{ status: 'skipped' }]);
     expect(await h.mails()).toHaveLength(0);
     expect((await updates(body.report_id)).map((u) => u.body)).toEqual([
-      { started: true, urls: expect.any(Object) },
-      { status: 'canceled' },
+      { started: true, urls: expect.any(Object), at: new Date(h.clock.now()).toISOString() },
+      { status: 'canceled', canceled_by: 'platform', cancel_reason: null, at: new Date(h.clock.now()).toISOString() },
     ]);
   });
 
@@ -145,7 +146,7 @@ describe('invitation lifecycle', () => {
 
 describe('invitation lifecycle for check kinds', () => {
   for (const kind of ['background_check', 'reference_check'] as const) {
-    it(`${kind}: a result never carries subtitle or properties, whatever the provider returns`, async () => {
+    it(`${kind}: a result keeps what the provider returned, and the hiring platform's report update carries no subtitle or properties (§3.2)`, async () => {
       const h = await flowHarness({ kind });
       try {
         const c = await h.customer('Acme', ['Criminal record check']);
@@ -161,10 +162,16 @@ describe('invitation lifecycle for check kinds', () => {
         });
         const last = (await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!;
         const update = JSON.parse(last.body as string);
-        expect(update).toMatchObject({ status: 'completed', score: 'Clear' });
-        expect(update).not.toHaveProperty('subtitle');
-        expect(update).not.toHaveProperty('properties');
-        expect(await h.row('SELECT subtitle, properties FROM invitations')).toEqual({ subtitle: null, properties: '[]' });
+        // The kit's update is the whole result: a platform that shows a check's details may.
+        expect(update).toMatchObject({ status: 'completed', score: 'Clear', subtitle: 'not for checks', properties: [{ label: 'x', value: 'y' }] });
+        expect(await h.row('SELECT subtitle, properties FROM invitations')).toEqual({ subtitle: 'not for checks', properties: '[{"label":"x","value":"y"}]' });
+        // The hiring platform's contract refuses them from a check: its PATCH leaves them out.
+        const request = reportUpdateRequest(
+          { url: 'http://platform.test', codename: 'acme-checks', secret: 's', publicUrl: 'http://partner.test', kind },
+          { reportId: body.report_id, accountId: 1, data: {}, credential: async () => undefined },
+          update,
+        );
+        expect(JSON.parse(request!.body!)).toEqual({ status: 'completed', score: 'Clear', completed_at: update.completed_at, urls: update.urls });
       } finally {
         await h.close();
       }

@@ -1,3 +1,4 @@
+import { kitPlatforms } from '../../src/partner/platforms/index.js';
 import { fakeClock } from '../support/partner.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import {
   EXAMPLE_TIME_MS,
   EXAMPLE_VENDOR_RESULTS_SECRET,
   EXAMPLE_WEBHOOK_SECRET,
-  PARTNER_OPERATIONS,
+  partnerOperations,
   partnerApiDocument,
 } from '../../src/partner/openapi.js';
 import { accountStore } from '../../src/partner/accounts/store.js';
@@ -76,7 +77,7 @@ describe("the partner's document, against the kit's partner", () => {
     const runs = await runExamples({
       doc,
       baseUrl: partner.url,
-      operations: PARTNER_OPERATIONS,
+      operations: partnerOperations(kitPlatforms().flatMap((p) => (p.api ? [p.api] : []))),
       credentials: { customerToken: customer.token, greenhouseKey: customer.token },
       before: given,
     });

@@ -22,6 +22,8 @@ function capture() {
   return { lines, stream, logger: createLogger('info', stream) };
 }
 
+const withPlatforms = (core: ReturnType<typeof partnerCore>) => ({ core, ...appPlatforms(core) });
+
 /** The partner's app logging to `logger` (and `logDestination`, when given). What is logged does not depend on the database: an in-memory SQLite one, on either project. */
 async function appLogging(logger: ReturnType<typeof createLogger>, logDestination?: Writable) {
   const db = openDb(':memory:');
@@ -33,8 +35,7 @@ async function appLogging(logger: ReturnType<typeof createLogger>, logDestinatio
     ...(logDestination && { logDestination }),
     clock: systemClock,
     provider: await demoOn(sql),
-    core: partnerCore(sql, systemClock, { kind: 'assessment' }),
-    ...appPlatforms(),
+    ...withPlatforms(partnerCore(sql, systemClock, { kind: 'assessment' })),
   });
   return { app, db };
 }

@@ -40,7 +40,6 @@ describe('invitation starter', () => {
     const lifecycle = invitationLifecycle({
       sql: h.sql,
       clock: h.clock,
-      kind: 'assessment',
       updates: updateOutbox(h.sql, h.clock),
       mail: mailOutbox(h.sql, h.clock),
       links,
@@ -92,7 +91,7 @@ describe('invitation starter', () => {
 
   it('when one start of a batch fails to record, then it does not undo the others', async () => {
     const ids = [await sendOne(), await sendOne(), await sendOne()];
-    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, kind: 'assessment', updates: updateOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
+    const lifecycle = invitationLifecycle({ sql: h.sql, clock: h.clock, updates: updateOutbox(h.sql, h.clock), mail: mailOutbox(h.sql, h.clock), links });
     const { logger, entries } = capturedLogger();
     const s = starter({
       logger,

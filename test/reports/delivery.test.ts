@@ -6,6 +6,8 @@ import { DELIVERY_RETRY } from '../../src/partner/updates/policy.js';
 import { ADMIN } from '../invitations/support.js';
 import { eventually } from '../support/eventually.js';
 import { ACME, attemptRanges, CANDIDATES, deliveryWorld, type DeliveryWorld } from './support.js';
+import { settingsOf } from '../../src/partner/config.js';
+import { hiringPlatform } from '../../src/partner/platforms/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const SECOND = 1000;
@@ -222,7 +224,7 @@ describe('report delivery to the platform', () => {
     const { partner } = world;
     await partner.close({ keepFiles: true });
     const { flowHarness } = await import('../invitations/support.js');
-    const restarted = await flowHarness({ database: partner.database, platform: { url: world.mock.url, codename: partner.config.platform.codename, secret: world.secret() } });
+    const restarted = await flowHarness({ database: partner.database, platform: { url: world.mock.url, codename: settingsOf(partner.config, hiringPlatform()).codename, secret: world.secret() } });
     try {
       restarted.clock.set(t0 + 9 * SECOND);
       expect(await restarted.worker.runOnce()).toMatchObject({ delivered: 0, retried: 0 });

@@ -395,16 +395,17 @@ describe('POST /vendor/reports/{report_id}/result — what a signed request may 
     expect(unavailable.text).toContain('not taken on this page');
   });
 
-  it('for a check: completed or failed with its score; subtitle and properties are dropped', async () => {
+  it('for a check: completed or failed with its score and details, kept for the platforms that show them', async () => {
     const { reportId } = await invited({ kind: 'background_check' });
-    const res = await post(reportId, { status: 'failed', score: 'Alert', subtitle: 'Two records found', properties: [{ label: 'County', value: 'Kent' }] });
+    const result = { status: 'failed', score: 'Alert', subtitle: 'Two records found', properties: [{ label: 'County', value: 'Kent' }] };
+    const res = await post(reportId, result);
     expect(res.status).toBe(200);
     const s = await state(reportId);
-    expect(s.invitation).toMatchObject({ status: 'failed', score: 'Alert', subtitle: null, properties: '[]' });
-    expect(s.updates.at(-1)).not.toHaveProperty('subtitle');
-    expect(s.updates.at(-1)).not.toHaveProperty('properties');
-    // The same result again is the same result: the dropped fields do not make it another one.
-    expect((await post(reportId, { status: 'failed', score: 'Alert', subtitle: 'Other words' })).status).toBe(200);
+    expect(s.invitation).toMatchObject({ status: 'failed', score: 'Alert', subtitle: 'Two records found', properties: '[{"label":"County","value":"Kent"}]' });
+    expect(s.updates.at(-1)).toMatchObject({ subtitle: 'Two records found', properties: [{ label: 'County', value: 'Kent' }] });
+    // The same result again is the same result; other details are another result.
+    expect((await post(reportId, result)).status).toBe(200);
+    expect((await post(reportId, { ...result, subtitle: 'Other words' })).status).toBe(409);
   });
 
   it('nothing is half-written: when queueing the report update fails, the invitation does not change either', async () => {

@@ -65,10 +65,12 @@ describe('the in-process results API', () => {
     await expect(h.results.complete(reportId, { score: '1', completedAt: new Date(Number.NaN) })).rejects.toThrow(InvalidResultError);
   });
 
-  it('for a check, subtitle and properties are dropped, and do not make the same result another one', async () => {
+  it('for a check, subtitle and properties are kept with the result, as for an assessment: the same again is unchanged, other details a conflict', async () => {
     const reportId = await invited('reference_check');
-    expect(await h.results.complete(reportId, { score: 'Good', subtitle: 'Two referees', properties: [{ label: 'a', value: 'b' }] })).toBe('recorded');
-    expect(await h.results.complete(reportId, { score: 'Good' })).toBe('unchanged');
-    expect(await statusUpdates(reportId)).toEqual([expect.not.objectContaining({ subtitle: expect.anything() })]);
+    const result = { score: 'Good', subtitle: 'Two referees', properties: [{ label: 'a', value: 'b' }] };
+    expect(await h.results.complete(reportId, result)).toBe('recorded');
+    expect(await h.results.complete(reportId, result)).toBe('unchanged');
+    expect(await h.results.complete(reportId, { score: 'Good' })).toBe('conflict');
+    expect(await statusUpdates(reportId)).toEqual([expect.objectContaining({ subtitle: 'Two referees', properties: [{ label: 'a', value: 'b' }] })]);
   });
 });

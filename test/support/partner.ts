@@ -13,7 +13,7 @@ import type { Db } from '../../src/partner/db/open.js';
 import type { Sql } from '../../src/lib/sql.js';
 import { discardDatabase, freshDatabase, openTestDatabase, rowOf, rowsOf, sqliteOf } from './database.js';
 import { createLogger } from '../../src/lib/http/logger.js';
-import { loadConfig } from '../../src/partner/config.js';
+import { loadConfig, settingsOf } from '../../src/partner/config.js';
 import { invitationLinks } from '../../src/partner/invitations/links.js';
 import { kitPlatforms } from '../../src/partner/platforms/index.js';
 import type { InvitationStore } from '../../src/partner/invitations/store.js';
@@ -46,10 +46,12 @@ export function demoOn(
  * What `createApp` needs besides the core when a test builds the app by hand: the kit's platforms
  * (their routes: the callbacks, the webhooks) and its links, from the default settings.
  */
-export function appPlatforms(clock: Clock = systemClock, publicUrl = 'http://partner.test') {
+export function appPlatforms(core: Pick<PartnerCore, 'connections'>, clock: Clock = systemClock, publicUrl = 'http://partner.test') {
   const config = loadConfig({});
+  const { connections } = core;
+  const logger = createLogger('silent');
   return {
-    platforms: kitPlatforms().map((make) => make({ config, publicUrl })),
+    platforms: kitPlatforms().map((p) => p.create({ config, settings: settingsOf(config, p), publicUrl, connections, clock, logger })),
     links: invitationLinks({ ...config.links, publicUrl, clock }),
   };
 }
@@ -117,7 +119,7 @@ export async function partnerHarness(
     clock,
     provider,
     core,
-    ...appPlatforms(clock),
+    ...appPlatforms(core, clock),
   });
   const accounts: AccountStore = core.accounts;
   return {

@@ -62,7 +62,7 @@ describe('webhook events are deduplicated per company', () => {
     expect(await partner.processor.runOnce()).toBe(1);
     expect((await deliver(OTHER, event, OTHER_SECRET)).body).toEqual({ ok: true, duplicate: true });
     expect(await partner.processor.runOnce()).toBe(0);
-    expect((await partner.updates.pendingOf(theirs!)).map((u) => u.body)).toEqual([{ status: 'canceled' }]);
+    expect((await partner.updates.pendingOf(theirs!)).map((u) => u.body)).toEqual([{ status: 'canceled', canceled_by: 'platform', cancel_reason: null, at: expect.any(String) }]);
     expect(await partner.processor.inbox.find(OTHER, 5001)).toMatchObject({ status: 'handled', duplicates: 1 });
     expect(await partner.processor.inbox.list()).toHaveLength(1);
   });

@@ -38,7 +38,7 @@ describe('webhook handlers', () => {
     expect(await partner.processor.runOnce()).toBe(1);
     for (const reportId of [first!, second!]) {
       expect((await invitation(reportId))!.status).toBe('canceled');
-      expect(await queued(reportId)).toEqual([{ status: 'canceled' }]);
+      expect(await queued(reportId)).toEqual([{ status: 'canceled', canceled_by: 'platform', cancel_reason: null, at: expect.any(String) }]);
     }
     expect((await invitation(other!))!.status).toBe('sent');
     expect((await invitation(otherCompany!))!.status).toBe('sent');
@@ -49,7 +49,7 @@ describe('webhook handlers', () => {
     // Redelivered later: nothing happens again.
     await deliver(event);
     expect(await partner.processor.runOnce()).toBe(0);
-    expect(await queued(first!)).toEqual([{ status: 'canceled' }]);
+    expect(await queued(first!)).toEqual([{ status: 'canceled', canceled_by: 'platform', cancel_reason: null, at: expect.any(String) }]);
   });
 
   it('leaves finished invitations alone when a candidate is disqualified', async () => {
@@ -93,7 +93,7 @@ describe('webhook handlers', () => {
       expect(await invitation(reportId)).toMatchObject({ first_name: '', last_name: '', email: '', phone: null, extra_inputs: '{}', candidate_id: 17 });
     }
     expect((await invitation(p2!))!.status).toBe('canceled');
-    expect(await queued(p2!)).toEqual([{ status: 'canceled' }]);
+    expect(await queued(p2!)).toEqual([{ status: 'canceled', canceled_by: 'platform', cancel_reason: null, at: expect.any(String) }]);
     expect(await invitation(f2!)).toMatchObject({ status: 'completed', score: '87' });
     expect(await invitation(k2!)).toMatchObject({ first_name: 'Ada', email: 'candidate-18@example.com', status: 'sent' });
     expect(await entry(9011)).toMatchObject({
@@ -269,7 +269,7 @@ describe('webhook handlers', () => {
     const { webhookProcessor } = await import('../../src/partner/platforms/hiring-platform/webhooks/processor.js');
     const { invitationLifecycle } = await import('../../src/partner/invitations/lifecycle.js');
     const { mailOutbox } = await import('../../src/partner/mail/outbox.js');
-    const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, kind: 'assessment', updates: partner.updates, mail: mailOutbox(partner.sql, partner.clock) });
+    const lifecycle = invitationLifecycle({ sql: partner.sql, clock: partner.clock, updates: partner.updates, mail: mailOutbox(partner.sql, partner.clock) });
     const restarted = webhookProcessor({
       sql: partner.sql,
       clock: partner.clock,

@@ -66,7 +66,7 @@ export async function partnerWebhooks(
   const accounts = accountStore(sql, clock);
   const invitations = invitationStore(sql, clock);
   const updates = updateOutbox(sql, clock);
-  const lifecycle = invitationLifecycle({ sql, clock, kind: 'assessment', updates, mail: mailOutbox(sql, clock) });
+  const lifecycle = invitationLifecycle({ sql, clock, updates, mail: mailOutbox(sql, clock) });
   const secrets = new Map<number, string[]>([[COMPANY, [SECRET]]]);
   let stored = 0;
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
-import type { PartnerKind, ReportStatus } from '../../contract/decisions.js';
+import type { ReportStatus } from '../../contract/decisions.js';
 import { withPrelude, type Prelude, type Sql } from '../../lib/sql.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { ProviderResult, ResultDetail } from './result.js';
@@ -10,6 +10,7 @@ import type { Invitation } from './store.js';
 import type { ProgressStage } from './progress.js';
 import type { Queued } from '../jobs/wakeups.js';
 import { InvitationUpdate } from './update.js';
+import { scoreNumber } from './score.js';
 
 export type CancelOutcome = 'canceled' | 'already_canceled' | 'completed' | 'failed' | 'unknown';
 
@@ -56,15 +57,19 @@ const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by
  *               report the platform does not know)
  *   unknown   → the platform answered 404 to a report it never accepted an update of: canceled,
  *               with the reason; no e-mail, no update (the platform has no report to update)
- *   finish    → report status (completed | failed), score, completed_at, urls.show
- *               (+ subtitle, properties for assessments)
- *   cancel    → report status canceled; unsent e-mail dropped; the kit's candidate page stops
+ *   finish    → report status (completed | failed), score (and the number it reads as),
+ *               subtitle, properties, completed_at, urls.show: the whole result, whatever the
+ *               platform takes of it (its `deliveryRequest` decides)
+ *   cancel    → report status canceled, who canceled and why; unsent e-mail dropped; the kit's candidate page stops
  *               answering the link; and, when the product started the invitation, its cancel hook
  *               is queued (`product_cancel`, product-canceller.ts: the product closes its own
  *               link) — unless the cancel is the product's own
  *   unknown and a start that finds its invitation canceled queue the hook too
- *   progress  → nothing for the platform: the stage (opened, started, in_review) is recorded for
- *               the dashboard in invitation_events
+ *   progress  → the stage (opened, started, in_review), recorded for the dashboard in
+ *               invitation_events, and queued for a platform that hears of progress
+ *               (`Platform.hearsProgress`: Ashby's `Started`)
+ *
+ * Every update carries `at`, when the change happened.
  *
  * Each transition happens once: it only applies to an invitation still `sent`, so a double
  * submit, a repeated cancel or a race between the two produces one update, not two.
@@ -72,7 +77,6 @@ const productCancel = (param: string) => `CASE WHEN CAST(${param} AS TEXT) = 'by
 export function invitationLifecycle(deps: {
   sql: Sql;
   clock: Clock;
-  kind: PartnerKind;
   updates: UpdateOutbox;
   mail: MailOutbox;
   /**
@@ -85,6 +89,8 @@ export function invitationLifecycle(deps: {
    * invitation e-mail goes (`Platform.emailAfterAcceptance`); all do when not given.
    */
   emailAfterAcceptance?: (platform: string) => boolean;
+  /** Whether a platform hears of the candidate's progress (`Platform.hearsProgress`); none does when not given. */
+  hearsProgress?: (platform: string) => boolean;
   /**
    * Told after a commit that queued something, with the loops that have work (jobs/wakeups.ts), so
    * they need not wait for their next poll; undefined: any of them may.
@@ -97,7 +103,7 @@ export function invitationLifecycle(deps: {
    */
   hasCancelHook?: () => boolean;
 }) {
-  const { sql, clock, kind, updates, mail, links } = deps;
+  const { sql, clock, updates, mail, links } = deps;
   const wake = (loops?: Queued) => {
     if (loops?.length !== 0) deps.wake?.(loops);
   };
@@ -112,7 +118,7 @@ export function invitationLifecycle(deps: {
 
   // Checked before it is queued: an update no platform would take (a score over 5 characters, say)
   // fails here, with the change, rather than as a dead letter later.
-  const queue = (tx: Sql, reportId: string, body: InvitationUpdate) => updates.enqueue(tx, reportId, InvitationUpdate.parse(body));
+  const queue = (tx: Sql, reportId: string, body: InvitationUpdate, at: string) => updates.enqueue(tx, reportId, InvitationUpdate.parse({ ...body, at }));
 
   /**
    * `tx`: a transaction to start in (the starter records a batch of starts in one). Without one, a
@@ -124,7 +130,7 @@ export function invitationLifecycle(deps: {
     const { reportId } = invitation;
     const now = isoAt(clock.now());
     // Checked before anything is written, so a start it refuses leaves nothing to undo.
-    const update = links && InvitationUpdate.parse({ started: true, urls: { show: links.resultsUrl(reportId) } });
+    const update = links && InvitationUpdate.parse({ started: true, urls: { show: links.resultsUrl(reportId) }, at: now });
     // The e-mail waits for the platform to accept the first update (`accepted`), on a platform that
     // must; another already knows the report from the answer to its send: accepted now, e-mailed now.
     const mailNow = update !== undefined && !(deps.emailAfterAcceptance?.(invitation.platform) ?? true);
@@ -159,14 +165,13 @@ export function invitationLifecycle(deps: {
   const finish = (reportId: string, result: ProviderResult, extra: ResultExtras = {}): Promise<ReportOutcome> =>
     sql.transaction(async (tx) => {
       const now = isoAt(clock.now());
-      // Check kinds may not send subtitle or properties (contract §3.2): the kit drops them whatever a provider returns.
-      const shown = kind === 'assessment' ? { subtitle: result.subtitle, properties: result.properties } : {};
+      const properties = (result.properties ?? []).map((p) => ({ label: p.label, value: p.value }));
       const values = {
         status: result.status,
         score: result.score,
-        subtitle: shown.subtitle ?? null,
+        subtitle: result.subtitle ?? null,
         // Stored with the keys in one order, so the same result reported again compares equal.
-        properties: JSON.stringify((shown.properties ?? []).map((p) => ({ label: p.label, value: p.value }))),
+        properties: JSON.stringify(properties),
       };
       const at = extra.completedAt ?? now;
       const details = extra.details === undefined ? null : JSON.stringify(extra.details);
@@ -186,44 +191,52 @@ export function invitationLifecycle(deps: {
           prior.status === values.status && prior.score === values.score && prior.subtitle === values.subtitle && prior.properties === values.properties;
         return same ? 'unchanged' : 'conflict';
       }
-      await queue(tx, reportId, {
-        status: result.status,
-        score: result.score,
-        completed_at: at,
-        ...(shown.subtitle !== undefined && { subtitle: shown.subtitle }),
-        ...(shown.properties !== undefined && { properties: shown.properties.map((p) => ({ label: p.label, value: p.value })) }),
-        // A fresh results link: the one sent at the start may be close to its expiry by now.
-        ...(links && { urls: { show: links.resultsUrl(reportId) } }),
-      });
+      await queue(
+        tx,
+        reportId,
+        {
+          status: result.status,
+          score: result.score,
+          score_value: scoreNumber(result.score) ?? null,
+          completed_at: at,
+          ...(result.subtitle !== undefined && { subtitle: result.subtitle }),
+          ...(result.properties !== undefined && { properties }),
+          // A fresh results link: the one sent at the start may be close to its expiry by now.
+          ...(links && { urls: { show: links.resultsUrl(reportId) } }),
+        },
+        now,
+      );
       return 'recorded';
     });
 
   const progress = (reportId: string, stage: ProgressStage): Promise<ReportOutcome> =>
     sql.transaction(async (tx) => {
-      const status = await statusOf(tx, reportId);
-      if (status === undefined) return 'unknown';
+      const invitation = await tx.get<{ status: ReportStatus; platform: string }>('SELECT status, platform FROM invitations WHERE report_id = $1', [reportId]);
+      if (invitation === undefined) return 'unknown';
       // A stage reported again (a retry) is answered alike, even once the result is in.
       if (await tx.get('SELECT 1 AS seen FROM invitation_events WHERE report_id = $1 AND stage = $2', [reportId, stage])) return 'unchanged';
-      if (status !== 'sent') return 'conflict';
+      if (invitation.status !== 'sent') return 'conflict';
       const now = isoAt(clock.now());
       // Two reports of one stage at once: the unique (report_id, stage) keeps one.
-      await tx.run('INSERT INTO invitation_events (report_id, stage, at) VALUES ($1, $2, $3) ON CONFLICT (report_id, stage) DO NOTHING', [reportId, stage, now]);
+      const added = await tx.run('INSERT INTO invitation_events (report_id, stage, at) VALUES ($1, $2, $3) ON CONFLICT (report_id, stage) DO NOTHING', [reportId, stage, now]);
       if (stage === 'opened') await tx.run('UPDATE invitations SET opened_at = $1, updated_at = $1 WHERE report_id = $2 AND opened_at IS NULL', [now, reportId]);
+      if (added.changes === 1 && deps.hearsProgress?.(invitation.platform)) await queue(tx, reportId, { stage }, now);
       return 'recorded';
     });
 
-  const cancel = (reportId: string, by: CancelBy): Promise<CancelOutcome> =>
+  const cancel = (reportId: string, by: CancelBy, reason?: string): Promise<CancelOutcome> =>
     sql.transaction(async (tx) => {
       const now = isoAt(clock.now());
+      const why = reason?.trim().slice(0, 500) || null;
       const canceled = await tx.run(
         `UPDATE invitations SET status = 'canceled', canceled_at = $1, canceled_by = $2, updated_at = $1,
-                product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
+                cancel_reason = coalesce($5, cancel_reason), product_cancel = ${productCancel('$4')}, product_cancel_next_at = $1
           WHERE report_id = $3 AND status = 'sent'`,
-        [now, by === 'platform' ? 'platform' : 'vendor', reportId, owed(by)],
+        [now, by === 'platform' ? 'platform' : 'vendor', reportId, owed(by), why],
       );
       if (canceled.changes === 1) {
         await mail.skipPendingOf(tx, reportId, 'the invitation was canceled');
-        await queue(tx, reportId, { status: 'canceled' });
+        await queue(tx, reportId, { status: 'canceled', canceled_by: by, cancel_reason: why }, now);
         return 'canceled';
       }
       const status = await statusOf(tx, reportId);
@@ -328,8 +341,9 @@ export function invitationLifecycle(deps: {
     progress,
     /**
      * Canceled by the platform (urls.cancel, a webhook handler), the vendor's operator (the
-     * dashboard) or the vendor's product (its `canceled` result). The product's cancel hook is
-     * queued with it (`hasCancelHook`), except for the product's own.
+     * dashboard) or the vendor's product (its `canceled` result), with why when it is known (the
+     * platform's update carries it). The product's cancel hook is queued with it
+     * (`hasCancelHook`), except for the product's own.
      */
     cancel: after(cancel),
     /**

@@ -1,28 +1,87 @@
 import type { Router } from 'express';
+import type { z } from 'zod';
+import type { ApiOperation } from '../../contract/openapi/document.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Sql } from '../../lib/sql.js';
-import type { PartnerCore } from '../core.js';
 import type { Config } from '../config.js';
+import type { ConnectionStore } from '../connections/store.js';
+import type { PartnerCore } from '../core.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { CreateOutcome, Invitation, InvitationToStore } from '../invitations/store.js';
 import type { InvitationUpdate } from '../invitations/update.js';
-import type { DeliveryTarget } from '../updates/outbox.js';
-
-export type { DeliveryTarget };
 import type { Provider } from '../provider/types.js';
+export type { InvitationUpdate };
 
 /**
- * A recruiting platform the partner speaks: one folder under `platforms/`, holding its routes (the
- * calls it makes to the partner), how it is told of an invitation's updates, and its wire format.
- * The core — accounts, invitations, outboxes, e-mail, pages, the provider seam — knows none of
- * that: it stores each invitation with the name of the platform that sent it, and asks that
- * platform how to tell it of a change (docs/platforms.md).
+ * A recruiting platform the partner speaks, as one definition: everything it adds to the kit —
+ * its settings, its tables, its routes, its part of the API document, how it hears of an
+ * invitation's updates, its background work and what the dashboard shows of it. The kit composes
+ * the definitions it is given (the registry, `platforms/index.ts`, and a fork's own from
+ * `src/provider/index.ts`); the core names none of them (docs/platforms.md).
+ *
+ * `S` is what its `settings` schema parses to, handed to `create`.
+ */
+export interface PlatformDefinition<S = unknown> {
+  /**
+   * Stored with each invitation it creates (`invitations.platform`), each connection
+   * (`connections.platform`) and each of its migrations (`schema_migrations`): lowercase letters,
+   * digits and `-`, e.g. `greenhouse`. Never renamed once invitations carry it.
+   */
+  readonly name: string;
+  /** How the dashboard, the home page and the API document name it: `Greenhouse`. */
+  readonly label: string;
+  /**
+   * Its settings: a zod object over environment variables (`ASHBY_API_URL`), parsed in the one
+   * configuration load with the kit's and every other platform's, so every bad setting is reported
+   * at once. Its keys must not be another's. The parsed value is `create`'s `settings`.
+   */
+  readonly settings?: z.ZodType<S>;
+  /**
+   * Its own tables: the `NNN_name.sql` files of `dir` (SQLite) and `postgresDir` (PostgreSQL),
+   * applied after the kit's, each once, tracked as `<name>/NNN_name.sql`.
+   */
+  readonly migrations?: { dir: string; postgresDir: string };
+  /** Its routes in the partner's OpenAPI document (`GET /openapi.json`), with their tag and credentials. */
+  readonly api?: PlatformApi;
+  /**
+   * Whether it keeps a credential per customer (`connections.credential`: Ashby's API key, Bob's
+   * OAuth tokens), and how the dashboard and `npm run accounts -- credential` name it. `required`:
+   * without one the customer's updates cannot be delivered, which the dashboard says.
+   */
+  readonly credential?: { label: string; required: boolean };
+  /** Makes the platform once the partner knows where it is reached (after it listens). */
+  create(setup: PlatformSetup<S>): Platform;
+}
+
+/** Its part of the partner's OpenAPI document: operations, tags and security schemes, merged with the kit's. */
+export interface PlatformApi {
+  tags: readonly { name: string; description: string }[];
+  securitySchemes?: Readonly<Record<string, Record<string, unknown>>>;
+  operations: readonly ApiOperation[];
+}
+
+/** What a definition is made with. */
+export interface PlatformSetup<S = unknown> {
+  /** The kit's settings (`config.kind`, `config.links.secret`, `config.localOnly`…). */
+  config: Config;
+  /** Its own settings, as its `settings` schema parsed them. */
+  settings: S;
+  /** Where the platform and candidates reach this partner. */
+  publicUrl: string;
+  /** The customers' connections to it: company ids and sealed credentials. */
+  connections: ConnectionStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * A platform, made: its routes (the calls it makes to the partner), how it is told of an
+ * invitation's updates, and its wire format. The core stores each invitation with the name of the
+ * platform that created it and asks that platform how to tell it of a change.
  */
 export interface Platform {
-  /** Stored with each invitation it sends (`invitations.platform`): a folder name, e.g. `greenhouse`. */
   readonly name: string;
-  /** How the dashboard names it. */
   readonly label: string;
   /**
    * Whether the invitation e-mail waits until the platform accepts the report's first update
@@ -30,25 +89,31 @@ export interface Platform {
    */
   readonly emailAfterAcceptance: boolean;
   /**
+   * Whether it hears of the candidate's progress (`stage` updates: opened, started, in_review):
+   * only then does the lifecycle queue them for its invitations. Ashby shows `Started`.
+   */
+  readonly hearsProgress?: boolean;
+  /**
    * What the platform is given to reach this partner (name → URL, `{…}` for a path parameter), and
    * the settings it is known by: shown on the home page (`GET /`) and in its JSON.
    */
   readonly home: { endpoints: Readonly<Record<string, string>>; settings?: Readonly<Record<string, string>> };
-  /** Mounts the platform's routes on the app. */
+  /** Mounts the platform's routes. */
   mount(router: Router, context: PlatformContext): void;
   /**
    * The HTTP request telling the platform of an invitation's update (its pending updates merged
    * into one), or undefined when this platform has nothing to hear of it: the update is then
-   * settled without a request.
+   * settled without a request. A request that can never be made (a credential missing or
+   * unreadable) throws: a dead letter, with the error's message.
    */
   deliveryRequest(target: DeliveryTarget, update: InvitationUpdate): DeliveryRequest | Promise<DeliveryRequest | undefined> | undefined;
   /** Why its deliveries cannot go out now (the partner is not registered yet), if they cannot. */
   deliveriesWaiting?(): string | undefined;
   /**
-   * What an answer to a delivery says about the report: `known` lets a waiting e-mail go
-   * (`emailAfterAcceptance`), `unknown` cancels an invitation the platform never accepted an update of.
+   * What an answer to a delivery means, where its status alone does not say (a 200 with
+   * `success: false`), and what it says about the report. Unsaid: by the status (updates/policy.ts).
    */
-  reportKnown?(status: number): 'known' | 'unknown' | undefined;
+  judgeAnswer?(answer: DeliveryAnswer): AnswerVerdict;
   /**
    * The name the invitation e-mail greets the candidate by (`it.greeting` in the templates), from
    * what its routes stored; the candidate's first name when absent or undefined.
@@ -59,15 +124,41 @@ export interface Platform {
    * platform's words; never a credential. `href` only for an http(s) URL the routes validated.
    */
   details?(platformData: Readonly<Record<string, unknown>>): { label: string; value: string; href?: string }[];
-  /** Background work of its own (a webhook processor), run in a loop beside the kit's. */
+  /** Background work of its own (a webhook processor, a catalog registration), run in a loop beside the kit's. */
   workers?(context: PlatformContext): PlatformWorker[];
 }
 
-/**
- * Makes a platform once the partner knows where it is reached (`publicUrl`, after it listens):
- * what `platforms` lists (platforms/index.ts), and what a fork passes to speak one of its own.
- */
-export type PlatformFactory = (setup: { config: Config; publicUrl: string }) => Platform;
+/** The invitation a delivery is about, and what the platform's routes stored with it. */
+export interface DeliveryTarget {
+  reportId: string;
+  accountId: number;
+  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
+  data: Readonly<Record<string, unknown>>;
+  /**
+   * The customer's credential for this platform (`connections`, set with `npm run accounts --
+   * credential set`), opened; undefined when none is set. Read only when asked. Throws when it
+   * cannot be opened (CANDIDATE_LINK_SECRET rotated since): the delivery is then a dead letter.
+   */
+  credential(): Promise<string | undefined>;
+}
+
+/** A platform's answer to a delivery, as the worker read it (the body's first 64 KB). */
+export interface DeliveryAnswer {
+  status: number;
+  body: string;
+}
+
+export interface AnswerVerdict {
+  /** `delivered`, `retry` (backoff, Retry-After) or `dead`; unsaid: by the status. */
+  outcome?: 'delivered' | 'retry' | 'dead';
+  /**
+   * What it says about the report: `known` lets a waiting e-mail go (`emailAfterAcceptance`),
+   * `unknown` cancels an invitation the platform never accepted an update of.
+   */
+  report?: 'known' | 'unknown';
+  /** Why, in the platform's words (its `errorInfo`), for the dashboard and the log. */
+  reason?: string;
+}
 
 /** What a platform's routes and workers are given: the core's parts, never another platform's. */
 export interface PlatformContext {
@@ -106,4 +197,15 @@ export interface DeliveryRequest {
    * (Greenhouse's key). Unchanged when absent.
    */
   platformDataAfter?: Readonly<Record<string, unknown>>;
+}
+
+/** A platform's name: what `invitations.platform`, `connections.platform` and its migrations' prefix hold. */
+export const PLATFORM_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * Defines a platform: the identity function, for the types (`S` inferred from `settings`). A
+ * platform's folder default-exports one (`export default definePlatform({ … })`).
+ */
+export function definePlatform<S = undefined>(definition: PlatformDefinition<S>): PlatformDefinition<S> {
+  return definition;
 }

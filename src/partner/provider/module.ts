@@ -1,5 +1,5 @@
 import type { PartnerRoutes } from '../app.js';
-import type { WebhookHandler } from '../platforms/hiring-platform/webhooks/handlers/index.js';
+import { PLATFORM_NAME, type PlatformDefinition, type WebhookHandler } from '../platforms/index.js';
 import type { ProviderSource } from './types.js';
 
 /**
@@ -10,7 +10,9 @@ import type { ProviderSource } from './types.js';
  *
  * - `default` — the provider: a `Provider`, or a factory `(kit) => Provider` (required);
  * - `webhookHandlers` — by event type, replacing the kit's `defaultWebhookHandlers` (optional);
- * - `routes` — routes of the vendor's own, mounted after the kit's (optional).
+ * - `routes` — routes of the vendor's own, mounted after the kit's (optional);
+ * - `platforms` — platforms of the vendor's own, spoken beside the kit's (optional,
+ *   docs/platforms.md): each a `definePlatform({ … })` from a folder under `src/provider/`.
  */
 export const PROVIDER_MODULE = 'src/provider/index.ts';
 
@@ -19,6 +21,7 @@ export interface ProviderModule {
   provider: ProviderSource;
   webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
   routes?: PartnerRoutes;
+  platforms?: readonly PlatformDefinition[];
 }
 
 /** The vendor's module exports something of the wrong shape: the message says what and where. */
@@ -38,7 +41,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * `ProviderModule` too; `providerModuleOf` covers a module built or edited past it.
  */
 export async function importProviderModule(): Promise<ProviderModule> {
-  const exported: { default: ProviderSource; webhookHandlers?: ProviderModule['webhookHandlers']; routes?: PartnerRoutes } = await import(
+  const exported: { default: ProviderSource; webhookHandlers?: ProviderModule['webhookHandlers']; routes?: PartnerRoutes; platforms?: readonly PlatformDefinition[] } = await import(
     '../../provider/index.js'
   );
   return providerModuleOf(exported);
@@ -46,7 +49,7 @@ export async function importProviderModule(): Promise<ProviderModule> {
 
 /** The module's exports as `startPartner` takes them; a `ProviderModuleError` naming what is wrong. */
 export function providerModuleOf(exported: Record<string, unknown>): ProviderModule {
-  const { default: provider, webhookHandlers, routes } = exported;
+  const { default: provider, webhookHandlers, routes, platforms } = exported;
   if (typeof provider !== 'function' && !(isObject(provider) && typeof provider.listTests === 'function')) {
     throw new ProviderModuleError('its default export must be your provider, a Provider or a factory (kit) => Provider');
   }
@@ -56,5 +59,11 @@ export function providerModuleOf(exported: Record<string, unknown>): ProviderMod
   if (routes !== undefined && typeof routes !== 'function') {
     throw new ProviderModuleError('routes must be a function (router, deps) => void');
   }
-  return { provider, webhookHandlers, routes } as ProviderModule;
+  if (platforms !== undefined) {
+    const valid = (p: unknown) => isObject(p) && typeof p.name === 'string' && PLATFORM_NAME.test(p.name) && typeof p.label === 'string' && typeof p.create === 'function';
+    if (!Array.isArray(platforms) || !platforms.every(valid)) {
+      throw new ProviderModuleError('platforms must be a list of platform definitions, each definePlatform({ name, label, create, … }) with a lowercase name');
+    }
+  }
+  return { provider, webhookHandlers, routes, platforms } as ProviderModule;
 }

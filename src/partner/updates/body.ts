@@ -36,4 +36,5 @@ export function withoutFieldsSetBy(body: InvitationUpdate, newer: readonly Invit
   return out;
 }
 
-export const isEmptyUpdate = (body: InvitationUpdate): boolean => Object.keys(body).length === 0;
+/** Nothing to tell: no field but `at` (when an update happened says nothing by itself). */
+export const isEmptyUpdate = (body: InvitationUpdate): boolean => Object.keys(body).every((key) => key === 'at');

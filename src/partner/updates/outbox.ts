@@ -4,14 +4,10 @@ import type { InvitationUpdate } from '../invitations/update.js';
 import { indexedBy, placeholders, type Prelude, type Sql } from '../../lib/sql.js';
 import { DELIVERY_RETRY } from './policy.js';
 import { claimQuery } from '../jobs/lease.js';
+import type { DeliveryTarget } from '../platforms/platform.js';
 
-/** The invitation a delivery is about, and what the platform's routes stored with it. */
-export interface DeliveryTarget {
-  reportId: string;
-  accountId: number;
-  /** `invitations.platform_data`: what the platform's own routes stored at the send. */
-  data: Readonly<Record<string, unknown>>;
-}
+/** The invitation a delivery is about, as stored (the worker adds the way to its credential). */
+export type StoredTarget = Omit<DeliveryTarget, 'credential'>;
 
 export type UpdateStatus = 'pending' | 'delivered' | 'dead' | 'canceled' | 'superseded';
 
@@ -237,7 +233,7 @@ export function updateOutbox(sql: Sql, clock: Clock) {
      * and the invitation they are about — its platform, and what that platform stored with it.
      * No target when the report has neither (erased since its head was claimed).
      */
-    async toDeliver(head: Pick<QueuedUpdate, 'id' | 'reportId'>): Promise<{ pending: QueuedUpdate[]; newer: QueuedUpdate[]; target?: DeliveryTarget & { platform: string } }> {
+    async toDeliver(head: Pick<QueuedUpdate, 'id' | 'reportId'>): Promise<{ pending: QueuedUpdate[]; newer: QueuedUpdate[]; target?: StoredTarget & { platform: string } }> {
       const rows = await sql.all<UpdateRow & { platform: string; account_id: number; platform_data: string }>(
         `SELECT u.*, i.platform, i.account_id, i.platform_data FROM invitations i JOIN report_updates u ON u.invitation_id = i.id
           WHERE i.report_id = $1 AND (u.status = 'pending' OR (u.status = 'delivered' AND u.id > $2)) ORDER BY u.id`,

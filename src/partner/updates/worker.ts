@@ -6,9 +6,10 @@ import { isoAt } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Prelude, Sql } from '../../lib/sql.js';
 import type { InvitationUpdate } from '../invitations/update.js';
-import type { DeliveryRequest, Platform } from '../platforms/platform.js';
+import type { DeliveryRequest, DeliveryTarget, Platform } from '../platforms/platform.js';
+import type { ConnectionStore } from '../connections/store.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
-import type { AlongWith, DeliveryAttempt, DeliveryTarget, QueuedUpdate, UpdateOutbox } from './outbox.js';
+import type { AlongWith, DeliveryAttempt, QueuedUpdate, StoredTarget, UpdateOutbox } from './outbox.js';
 import {
   DELIVERY_CONCURRENCY,
   DELIVERY_LOG_RETENTION_MS,
@@ -63,6 +64,8 @@ export function deliveryAgent(timeouts: DeliveryTimeouts = DELIVERY_TIMEOUTS) {
 
 export interface DeliveryWorkerDeps {
   outbox: UpdateOutbox;
+  /** Where a platform's deliveries find the customer's credential (`DeliveryTarget.credential`). */
+  connections?: Pick<ConnectionStore, 'credential'>;
   clock: Clock;
   logger: Logger;
   /** Where requests go through: `deliveryAgent()` in production, an undici Agent or MockAgent in tests. */
@@ -159,7 +162,11 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
    * The request for a report's merged update, from its invitation's platform: undefined when there
    * is none to send, a string saying why when it cannot be made.
    */
-  async function requestFor(target: DeliveryTarget & { platform: string }, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
+  async function requestFor(stored: StoredTarget & { platform: string }, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
+    const target: DeliveryTarget & { platform: string } = {
+      ...stored,
+      credential: async () => deps.connections?.credential(stored.accountId, stored.platform),
+    };
     const platform = platforms.get(target.platform);
     if (!platform) return { request: `No platform named "${target.platform}" is configured: the invitation was sent by one this partner no longer speaks` };
     try {
@@ -217,9 +224,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     const log = { reportId: head.reportId, updates: ids, status: attempt.responseStatus, error: attempt.error };
 
     // A request that cannot be made will not become possible by waiting.
-    const outcome = sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry';
-    const known = sent.kind === 'answer' ? platform?.reportKnown?.(sent.status) : undefined;
-    const reason = sent.kind === 'answer' ? `HTTP ${sent.status}${errorOf(sent.body)}` : sent.error;
+    // The platform judges its answer where the status alone does not say (a 200 with `success: false`).
+    const verdict = sent.kind === 'answer' ? (platform?.judgeAnswer?.({ status: sent.status, body: sent.body }) ?? {}) : {};
+    const outcome = verdict.outcome ?? (sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry');
+    const known = verdict.report;
+    const reason =
+      sent.kind === 'answer' ? `HTTP ${sent.status}${verdict.reason ? `: ${verdict.reason.slice(0, 300)}` : errorOf(sent.body)}` : sent.error;
     /** What the answer means for the invitation, recorded with the attempt: one statement with it on PostgreSQL. */
     const answered = (answer: { accepted: true } | { accepted: false; reason: string }): AlongWith<boolean> | undefined => {
       const recordAnswer = deps.recordAnswer;

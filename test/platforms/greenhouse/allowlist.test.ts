@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/partner/config.js';
+import { ConfigError, loadConfig, settingsOf } from '../../../src/partner/config.js';
+import { greenhousePlatform } from '../../../src/partner/platforms/index.js';
 import { refusedPatchTarget, type PatchTargetRules } from '../../../src/partner/platforms/greenhouse/allowlist.js';
 
 /**
@@ -11,7 +12,7 @@ const PUBLIC = { PUBLIC_URL: 'https://partner.example.com', CANDIDATE_LINK_SECRE
 
 const rulesOf = (env: Record<string, string>): PatchTargetRules => {
   const config = loadConfig(env);
-  return { patchHosts: config.greenhouse.patchHosts, loopback: config.localOnly };
+  return { patchHosts: settingsOf(config, greenhousePlatform()).patchHosts, loopback: config.localOnly };
 };
 const publicServer = rulesOf({ ...PUBLIC, GREENHOUSE_PATCH_HOSTS: 'assessments.acme.example, *.ats.example.org' });
 const localServer = rulesOf({});
@@ -90,11 +91,11 @@ describe('GREENHOUSE_PATCH_HOSTS', () => {
   };
 
   it('reads names and wildcards, in any case, with spaces and empty entries around them', () => {
-    expect(loadConfig({ GREENHOUSE_PATCH_HOSTS: ' Partners.Example.com, ,*.ats.example.org,' }).greenhouse.patchHosts).toEqual([
+    expect(settingsOf(loadConfig({ GREENHOUSE_PATCH_HOSTS: ' Partners.Example.com, ,*.ats.example.org,' }), greenhousePlatform()).patchHosts).toEqual([
       { kind: 'exact', name: 'partners.example.com' },
       { kind: 'subdomains', of: 'ats.example.org' },
     ]);
-    expect(loadConfig({}).greenhouse.patchHosts).toEqual([]);
+    expect(settingsOf(loadConfig({}), greenhousePlatform()).patchHosts).toEqual([]);
   });
 
   it.each([

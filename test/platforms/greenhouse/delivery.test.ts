@@ -11,7 +11,12 @@ const KEY = 'ptk_0123456789abcdef_0123456789abcdef0123456789abcdef';
 const URL_ = 'https://app.greenhouse.io/integrations/testing_partners/take_home_tests/12345';
 const sealer = credentialSealer(SECRET);
 const rules = { patchHosts: [], loopback: false };
-const target = (data: Record<string, unknown> = {}) => ({ reportId: REPORT, accountId: 1, data: { url: URL_, key: sealer.seal(REPORT, KEY), ...data } });
+const target = (data: Record<string, unknown> = {}) => ({
+  reportId: REPORT,
+  accountId: 1,
+  data: { url: URL_, key: sealer.seal(REPORT, KEY), ...data },
+  credential: async () => undefined,
+});
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 
 describe('the PATCH', () => {

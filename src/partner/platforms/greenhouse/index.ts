@@ -1,18 +1,25 @@
-import type { PlatformFactory } from '../platform.js';
+import { definePlatform, type PlatformDefinition } from '../platform.js';
 import { describePatchTargets, type PatchTargetRules } from './allowlist.js';
+import { greenhouseApi } from './api.js';
 import { credentialSealer } from './credential.js';
 import { greenhouseDeliveryRequest } from './delivery.js';
 import { GREENHOUSE, GREENHOUSE_PATH, greetingName, mountGreenhouseRoutes } from './routes.js';
+import { GreenhouseSettings } from './settings.js';
 
 /**
  * Greenhouse, through its Assessment Partner API (docs/greenhouse.md): the four routes it calls, and
  * the PATCH that tells it a test is complete. The invitation e-mail goes at once: Greenhouse learnt
  * the interview's id from send_test's answer, and has no earlier update to accept.
  */
-export function greenhousePlatform(): PlatformFactory {
-  return ({ config, publicUrl }) => {
+export function greenhousePlatform(): PlatformDefinition<GreenhouseSettings> {
+  return definePlatform({
+    name: GREENHOUSE,
+    label: 'Greenhouse',
+    settings: GreenhouseSettings,
+    api: greenhouseApi(),
+    create: ({ config, settings, publicUrl }) => {
     const sealer = credentialSealer(config.links.secret);
-    const rules: PatchTargetRules = { patchHosts: config.greenhouse.patchHosts, loopback: config.localOnly };
+    const rules: PatchTargetRules = { patchHosts: settings.patchHosts, loopback: config.localOnly };
     return {
       name: GREENHOUSE,
       label: 'Greenhouse',
@@ -29,7 +36,8 @@ export function greenhousePlatform(): PlatformFactory {
       greetingName: ({ firstName, platformData }) =>
         greetingName({ first_name: firstName, preferred_name: typeof platformData.preferred_name === 'string' ? platformData.preferred_name : null }),
     };
-  };
+    },
+  });
 }
 
 /** What the dashboard shows of a Greenhouse invitation: the candidate's profile and résumé links, who sent it, where the PATCH goes. */

@@ -1,12 +1,13 @@
 import { reportKnown } from '../../updates/policy.js';
-import type { PlatformFactory } from '../platform.js';
+import { definePlatform, type PlatformDefinition } from '../platform.js';
+import { hiringPlatformApi } from './api.js';
 import { CALLBACKS_PATH, cancelPath, HIRING_PLATFORM, registerCallbacks } from './callbacks.js';
 import { NO_SECRET, reportUpdateRequest } from './delivery.js';
+import { HiringPlatformSettings } from './settings.js';
 import type { WebhookHandler } from './webhooks/handlers/index.js';
 import { webhookProcessor } from './webhooks/processor.js';
 import { registerWebhookReceiver, WEBHOOK_PATH } from './webhooks/receiver.js';
 import { webhookSecrets } from './webhooks/secrets.js';
-
 
 export interface HiringPlatformOptions {
   /** By webhook event type; the kit's handlers (`defaultWebhookHandlers`) when not given. */
@@ -19,11 +20,14 @@ export interface HiringPlatformOptions {
  * with the partner secret. The invitation e-mail waits for the platform's first acceptance of a
  * report update ("the platform first", updates/policy.ts).
  */
-export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformFactory {
+export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformDefinition<HiringPlatformSettings> {
   const WEBHOOKS = 'webhook processor';
-  return ({ config, publicUrl }) => {
-    const reportsAt = { ...config.platform, publicUrl };
-    return {
+  return definePlatform({
+    name: HIRING_PLATFORM,
+    label: 'Hiring platform',
+    settings: HiringPlatformSettings,
+    api: hiringPlatformApi(),
+    create: ({ config, settings, publicUrl }) => ({
       name: HIRING_PLATFORM,
       label: 'Hiring platform',
       emailAfterAcceptance: true,
@@ -35,7 +39,7 @@ export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformFac
           cancel: `${publicUrl}${cancelPath('{report_id}')}`,
           webhooks: `${publicUrl}${WEBHOOK_PATH}/{company_id}`,
         },
-        settings: { integrations_url: config.platform.url, codename: config.platform.codename },
+        settings: { integrations_url: settings.url, codename: settings.codename },
       },
       mount(router, context) {
         const { core, provider } = context;
@@ -53,14 +57,14 @@ export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformFac
           sql: context.sql,
           clock: context.clock,
           logger: context.logger,
-          secrets: webhookSecrets(config.webhooks?.secrets ?? new Map()),
-          bodyLimitBytes: config.webhooks?.bodyLimitBytes ?? 256 * 1024,
+          secrets: webhookSecrets(settings.webhooks.secrets),
+          bodyLimitBytes: settings.webhooks.bodyLimitBytes,
           onStored: () => context.kick(WEBHOOKS),
         });
       },
-      deliveryRequest: (target, update) => reportUpdateRequest(reportsAt, target, update),
-      deliveriesWaiting: () => (config.platform.secret ? undefined : NO_SECRET),
-      reportKnown,
+      deliveryRequest: (target, update) => reportUpdateRequest({ ...settings, publicUrl, kind: config.kind }, target, update),
+      deliveriesWaiting: () => (settings.secret ? undefined : NO_SECRET),
+      judgeAnswer: ({ status }) => ({ report: reportKnown(status) }),
       workers(context) {
         const processor = webhookProcessor({
           sql: context.sql,
@@ -72,6 +76,6 @@ export function hiringPlatform(options: HiringPlatformOptions = {}): PlatformFac
         });
         return [{ name: WEBHOOKS, runOnce: (stopping) => processor.runOnce(stopping) }];
       },
-    };
-  };
+    }),
+  });
 }
