@@ -142,7 +142,7 @@ describe('GREENHOUSE_PATCH_HOSTS', () => {
   });
 
   it('accepts a wildcard over a domain under a public suffix, and exact names that are a suffix', () => {
-    expect(loadConfig({ GREENHOUSE_PATCH_HOSTS: '*.example.co.uk, *.partner.github.io, *.example.com' }).greenhouse.patchHosts).toEqual([
+    expect(settingsOf(loadConfig({ GREENHOUSE_PATCH_HOSTS: '*.example.co.uk, *.partner.github.io, *.example.com' }), greenhousePlatform()).patchHosts).toEqual([
       { kind: 'subdomains', of: 'example.co.uk' },
       { kind: 'subdomains', of: 'partner.github.io' },
       { kind: 'subdomains', of: 'example.com' },
