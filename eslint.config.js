@@ -9,7 +9,6 @@ const boundaries = (...rules) => ['error', { patterns: rules.map(([message, grou
 
 const PARTNER_ONLY = 'The partner is deployed without the mock platform (nor the conformance checker, which starts it, nor the test harness).';
 const NOT_IN_PARTNER = ['**/mock-platform/**', '**/conformance/**', '**/testing/**'];
-const COMPOSITION_ROOT = ['assemble.ts', 'start.ts', 'index.ts', 'server.ts', 'config.ts', 'openapi.ts', 'provider/module.ts'].map((f) => `src/partner/${f}`);
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'bench-results/'] },
@@ -45,21 +44,19 @@ export default tseslint.config(
     files: ['src/partner/**'],
     rules: { 'no-restricted-imports': boundary(PARTNER_ONLY, ...NOT_IN_PARTNER) },
   },
-  // The platforms: each is one folder of src/partner/platforms/ (its routes, its outbound client,
-  // its wire format). The core (accounts, invitations, outboxes, e-mail, pages, the provider seam)
-  // imports none of them: it knows a platform through platforms/platform.ts. Only the modules that
-  // put the partner together name them: assemble.ts and start.ts (through platforms/index.ts), the
-  // public entry, the server, the settings (config.ts parses every platform's), the OpenAPI
-  // document (it lists every route) and provider/module.ts (a vendor's module may carry a
-  // platform's options). And a platform never imports another.
+  // The platforms: each is one folder of src/partner/platforms/, everything it adds in one
+  // definition (its settings, tables, routes, API operations, delivery, workers). No module of the
+  // core imports a platform's folder — not the settings, not the API document, not the wiring: it
+  // knows a platform through platforms/platform.ts (the seam) and is given the definitions of
+  // platforms/index.ts (the registry, one line a platform). And a platform never imports another.
   {
     files: ['src/partner/**'],
-    ignores: ['src/partner/platforms/**', ...COMPOSITION_ROOT],
+    ignores: ['src/partner/platforms/**'],
     rules: {
       'no-restricted-imports': boundaries(
         [PARTNER_ONLY, NOT_IN_PARTNER],
         [
-          'The core knows no platform: it reaches one through platforms/platform.ts (docs/platforms.md). Only the modules that put the partner together name platforms.',
+          'The core knows no platform: it reaches one through platforms/platform.ts, and is given them by the registry, platforms/index.ts (docs/platforms.md).',
           ['**/platforms/*/**'],
         ],
       ),

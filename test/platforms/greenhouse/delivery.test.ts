@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/partner/config.js';
 import { credentialSealer } from '../../../src/partner/platforms/greenhouse/credential.js';
 import { UndeliverableError, greenhouseDeliveryRequest } from '../../../src/partner/platforms/greenhouse/delivery.js';
-import { basicKey } from '../../../src/partner/platforms/greenhouse/routes.js';
+import { basicKey } from '../../../src/lib/http/basic-key.js';
 
 /** The PATCH "the test is complete" (docs/greenhouse.md §3), and the Basic key Greenhouse calls with. */
 const SECRET = 'test-link-secret-0123456789abcdefghijklmnop';

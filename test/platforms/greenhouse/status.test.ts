@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scoreNumber, testStatus, type StatusSource } from '../../../src/partner/platforms/greenhouse/status.js';
+import { testStatus, type StatusSource } from '../../../src/partner/platforms/greenhouse/status.js';
+import { scoreNumber } from '../../../src/partner/invitations/score.js';
 import { TestStatusAnswer } from '../../../src/partner/platforms/greenhouse/wire.js';
 
 /** test_status in Greenhouse's words: the table of docs/greenhouse.md §5, row by row. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { ReportId } from '../../../contract/schemas.js';
 import { AppError, notFound, unauthorized, unprocessable } from '../../../lib/errors.js';
-import { parseAuthorization } from '../../../lib/http/authorization.js';
+import { basicKey } from '../../../lib/http/basic-key.js';
 import { parseOr422 } from '../../../lib/http/validate.js';
 import { jsonBody } from '../../../lib/perf/json-body.js';
 import { sendJson } from '../../../lib/perf/send-json.js';
@@ -159,19 +159,6 @@ async function storeNotice(context: PlatformContext, account: Account, body: Res
     summary: `Greenhouse found this partner's ${api_call} answer malformed`,
     detail,
   });
-}
-
-/**
- * The key of `Authorization: Basic base64("<key>:")`, the scheme in any case; undefined for another
- * scheme, a malformed value, no colon, or a password that is not empty [kit decision: strict].
- */
-export function basicKey(header: string | undefined): string | undefined {
-  const parsed = parseAuthorization(header);
-  if (parsed?.scheme !== 'basic' || !/^[A-Za-z0-9+/]+={0,2}$/.test(parsed.credentials)) return undefined;
-  const decoded = Buffer.from(parsed.credentials, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0 || colon !== decoded.length - 1) return undefined;
-  return decoded.slice(0, colon);
 }
 
 /** A query parameter given once; a repeated one (`?a=1&a=2`) or a nested one reads as absent. */

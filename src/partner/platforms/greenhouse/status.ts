@@ -1,3 +1,5 @@
+import { flatMetadata } from '../../../lib/flat-metadata.js';
+import { scoreNumber } from '../../invitations/score.js';
 import type { ProgressStage } from '../../invitations/lifecycle.js';
 import type { Invitation } from '../../invitations/store.js';
 import type { TestStatusAnswer } from './wire.js';
@@ -42,26 +44,4 @@ export function testStatus(invitation: StatusSource, progress: readonly Progress
         ]),
       };
   }
-}
-
-/** `80`, `80%`, `4.5`, `-2` → the number; `A+`, `pass`, none → undefined. */
-export function scoreNumber(score: string | null): number | undefined {
-  const match = score === null ? null : /^\s*(-?\d+(?:\.\d+)?)\s*%?\s*$/.exec(score);
-  return match ? Number(match[1]) : undefined;
-}
-
-/**
- * A flat object of strings, in the order given, without the empty ones; a key already used is
- * suffixed ` (2)`, ` (3)`… (a property labelled `Score` beside the score itself).
- */
-function flatMetadata(entries: readonly (readonly [string, string | null])[]): Record<string, string> {
-  // A Map, then own properties: a label such as `__proto__` is a key like any other.
-  const metadata = new Map<string, string>();
-  for (const [key, value] of entries) {
-    if (value === null || value === '') continue;
-    let unique = key;
-    for (let n = 2; metadata.has(unique); n++) unique = `${key} (${n})`;
-    metadata.set(unique, value);
-  }
-  return Object.fromEntries(metadata);
 }
