@@ -215,7 +215,12 @@ describe('the dashboard', () => {
       const res = await post(`/admin/reports/${reportId}/cancel`, { back: `/admin/reports/${reportId}` });
       expect(res.headers.location).toBe(`/admin/reports/${reportId}?notice=canceled`);
       expect(await h.row('SELECT status, canceled_by FROM invitations')).toEqual({ status: 'canceled', canceled_by: 'vendor' });
-      expect(JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string)).toEqual({ status: 'canceled' });
+      expect(JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string)).toEqual({
+        status: 'canceled',
+        canceled_by: 'vendor',
+        cancel_reason: null,
+        at: new Date(h.clock.now()).toISOString(),
+      });
       expect((await h.http().get(link)).status).toBe(410);
       // Again: nothing more to cancel.
       expect((await post(`/admin/reports/${reportId}/cancel`)).headers.location).toBe('/admin?notice=not-canceled');
@@ -332,8 +337,9 @@ describe('the dashboard for a check', () => {
       expect((await decide('adverse')).headers.location).toBe('/admin?notice=decided');
       expect(await h.row('SELECT status, score FROM invitations')).toEqual({ status: 'failed', score: 'Poor' });
       const last = JSON.parse((await h.rows('SELECT body FROM report_updates ORDER BY id DESC LIMIT 1'))[0]!.body as string);
-      expect(Object.keys(last).sort()).toEqual(['completed_at', 'score', 'status', 'urls']);
-      expect(last).toMatchObject({ status: 'failed', score: 'Poor', completed_at: new Date(h.clock.now()).toISOString() });
+      expect(Object.keys(last).sort()).toEqual(['at', 'completed_at', 'score', 'score_value', 'status', 'urls']);
+      const now = new Date(h.clock.now()).toISOString();
+      expect(last).toMatchObject({ status: 'failed', score: 'Poor', score_value: null, completed_at: now, at: now });
     } finally {
       await h.close();
     }
