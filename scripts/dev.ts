@@ -25,7 +25,7 @@ import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { GREENHOUSE_CANDIDATES, GREENHOUSE_COMPANY } from '../src/mock-platform/greenhouse/seed.js';
-import { main } from '../src/partner/server.js';
+import { main, servedPlatforms } from '../src/partner/server.js';
 import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
@@ -93,7 +93,9 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
       ...(mockEnv.ok ? [] : mockEnv.problems),
     ]);
   }
-  const base = loadConfig({ ...present, LOG_FORMAT: logFormat });
+  // The vendor's module may add platforms of its own: their settings are read with the kit's.
+  const platforms = await servedPlatforms();
+  const base = loadConfig({ ...present, LOG_FORMAT: logFormat }, platforms);
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
   if (options.reset) {
     for (const file of sqliteFiles(mockDatabase)) rmSync(file, { force: true });
@@ -140,7 +142,7 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
       PARTNER_CODENAME: dev.data.PARTNER_CODENAME,
       PARTNER_SECRET: registered.partner.secret,
       PARTNER_KIND: registered.partner.kind,
-    });
+    }, platforms);
     const partner = await main(config);
     stops.push(() => partner.close());
     const address = partner.server.address();

@@ -3,6 +3,7 @@ import { loadEnvFile } from '../lib/env-file.js';
 import { ConfigError, type Config } from './config.js';
 import { runPartner, startPartner, type MainOverrides } from './index.js';
 import { importProviderModule, ProviderModuleError } from './provider/module.js';
+import { platformsOf, type PlatformDefinition } from './platforms/index.js';
 
 /**
  * The server this kit ships (`npm start`, the Docker image, `npm run dev`): the partner with the
@@ -11,6 +12,12 @@ import { importProviderModule, ProviderModuleError } from './provider/module.js'
  */
 
 export type { MainOverrides };
+
+/**
+ * The platforms the shipped server speaks: the kit's and the vendor module's own (`platforms`), whose
+ * settings `loadConfig` must be given with the kit's: `loadConfig(env, await servedPlatforms())`.
+ */
+export const servedPlatforms = async (): Promise<PlatformDefinition[]> => platformsOf(await importProviderModule());
 
 /** The shipped server with `config` (tests, `npm run dev`, which read `.env` first themselves). */
 export const main = async (config: Config, overrides: MainOverrides = {}) => startPartner({ config, ...(await importProviderModule()), overrides });

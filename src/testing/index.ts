@@ -29,10 +29,12 @@ import { startMockPlatform } from '../mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../mock-platform/seed.js';
 import {
   loadConfig,
+  platformsOf,
   signVendorResult,
   startPartner,
   VENDOR_SIGNATURE_HEADER,
   type PartnerRoutes,
+  type PlatformDefinition,
   type ProviderSource,
   type RunningPartner,
   type WebhookHandler,
@@ -48,6 +50,8 @@ export interface HarnessOptions {
   provider: ProviderSource;
   webhookHandlers?: Readonly<Record<string, WebhookHandler>>;
   routes?: PartnerRoutes;
+  /** Platforms of your own, as `src/provider/index.ts` exports them in `platforms` (docs/platforms.md). */
+  platforms?: readonly PlatformDefinition[];
   /** Tests added to the fresh customer account's catalog (`npm run accounts -- create … --test`); the provider needs a `catalog`. */
   tests?: readonly string[];
   /** The partner record registered: scripts/partner-manifest.json unless given. Its `kind` is the partner's PARTNER_KIND. */
@@ -139,10 +143,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     // The customer account, as the vendor creates one: `npm run accounts -- create … --test …`.
     const account = await createAccount(env, options.provider, options.tests ?? []);
     const partner = await startPartner({
-      config: loadConfig(env),
+      config: loadConfig(env, platformsOf({ webhookHandlers: options.webhookHandlers, platforms: options.platforms })),
       provider: options.provider,
       webhookHandlers: options.webhookHandlers,
       routes: options.routes,
+      platforms: options.platforms,
       overrides: { pollIntervalMs: 50 },
     });
     stops.push(() => partner.close());
