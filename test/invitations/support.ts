@@ -18,6 +18,7 @@ import type { ProviderSource } from '../../src/partner/provider/types.js';
 import { assemble } from '../../src/partner/assemble.js';
 import { demoProvider } from '../../src/partner/provider/demo/index.js';
 import { fakeClock } from '../support/partner.js';
+import { platformsOf, type PlatformDefinition } from '../../src/partner/platforms/index.js';
 
 export const ADMIN = { username: 'operator', password: 'tulip ledger orbit 31' } as const;
 export const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
@@ -50,6 +51,8 @@ export interface FlowOptions {
   provider?: ProviderSource;
   /** Where the partner logs (silent when not given). */
   logger?: Logger;
+  /** Platforms besides the kit's, as a fork's `src/provider/index.ts` exports them. */
+  platforms?: readonly PlatformDefinition[];
 }
 
 /**
@@ -83,7 +86,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     PARTNER_CODENAME: platform?.codename ?? 'demo-assessments',
     ...(platform?.secret !== undefined && { PARTNER_SECRET: platform.secret }),
     ...options.env,
-  });
+  }, platformsOf({ platforms: options.platforms }));
   const ownAgent = options.dispatcher
     ? undefined
     : new Agent({ connect: { timeout: TEST_TIMEOUTS.connectMs }, headersTimeout: TEST_TIMEOUTS.headersMs, bodyTimeout: TEST_TIMEOUTS.bodyMs });
@@ -99,6 +102,7 @@ export async function flowHarness(options: FlowOptions = {}) {
     mailer,
     dispatcher: options.dispatcher ?? ownAgent!,
     provider: options.provider ?? demoProvider(),
+    platforms: platformsOf({ platforms: options.platforms }),
     deliveryTimeouts: TEST_TIMEOUTS,
     random: options.random ?? (() => 1),
     wake: () => {

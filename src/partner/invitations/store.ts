@@ -9,6 +9,11 @@ import type { ProgressStage } from './progress.js';
 export interface NewInvitation {
   reportId: string;
   accountId: number;
+  /**
+   * The hiring platform's numeric company and candidate ids (its webhooks find invitations by
+   * them); 0 for a platform that names neither by number, which keeps its own ids, as text, in
+   * `platformData`.
+   */
   companyId: number;
   candidateId: number;
   testId: string;
@@ -110,7 +115,9 @@ export type ProductCancel = 'pending' | 'told' | 'dead' | 'by_product';
 export type CreateOutcome = 'created' | 'replayed' | 'conflict' | 'unknown_test';
 
 /** A new invitation as a send stores it: without its `testName` when the test is one of the kit's `tests` table, whose row has it. */
-export type InvitationToStore = NewInvitation | Omit<NewInvitation, 'testName'>;
+export type InvitationToStore = OptionalIds<NewInvitation> | OptionalIds<Omit<NewInvitation, 'testName'>>;
+/** `companyId` and `candidateId` may be left out (stored as 0) by a platform without numeric ids. */
+type OptionalIds<T extends Pick<NewInvitation, 'companyId' | 'candidateId'>> = Omit<T, 'companyId' | 'candidateId'> & Partial<Pick<T, 'companyId' | 'candidateId'>>;
 
 /** A test id of the kit's `tests` table as the platforms send it: its number, written as listed ("01" names no test). */
 export const CATALOG_TEST_ID = /^[1-9]\d{0,14}$/;
@@ -151,7 +158,7 @@ export function invitationStore(sql: Sql, clock: Clock) {
       if (fromCatalog && !CATALOG_TEST_ID.test(input.testId)) return 'unknown_test';
       const now = isoAt(clock.now());
       const params = [
-        input.reportId, input.accountId, input.companyId, input.candidateId, input.testId,
+        input.reportId, input.accountId, input.companyId ?? 0, input.candidateId ?? 0, input.testId,
         fromCatalog ? Number(input.testId) : input.testName,
         input.firstName, input.lastName, input.email, input.phone, JSON.stringify(input.extraInputs),
         input.platform, JSON.stringify(input.platformData), now,

@@ -112,8 +112,10 @@ export interface Platform {
   /**
    * What an answer to a delivery means, where its status alone does not say (a 200 with
    * `success: false`), and what it says about the report. Unsaid: by the status (updates/policy.ts).
+   * Given the delivery's target, it may act on what the answer says of the customer's credential
+   * before the retry (an expired OAuth token: refreshed, `connections.setCredential`).
    */
-  judgeAnswer?(answer: DeliveryAnswer): AnswerVerdict;
+  judgeAnswer?(answer: DeliveryAnswer, target: DeliveryTarget): AnswerVerdict | Promise<AnswerVerdict>;
   /**
    * The name the invitation e-mail greets the candidate by (`it.greeting` in the templates), from
    * what its routes stored; the candidate's first name when absent or undefined.

@@ -162,18 +162,21 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
    * The request for a report's merged update, from its invitation's platform: undefined when there
    * is none to send, a string saying why when it cannot be made.
    */
-  async function requestFor(stored: StoredTarget & { platform: string }, body: InvitationUpdate): Promise<{ platform?: Platform; request: DeliveryRequest | string | undefined }> {
+  async function requestFor(
+    stored: StoredTarget & { platform: string },
+    body: InvitationUpdate,
+  ): Promise<{ platform?: Platform; target: DeliveryTarget; request: DeliveryRequest | string | undefined }> {
     const target: DeliveryTarget & { platform: string } = {
       ...stored,
       credential: async () => deps.connections?.credential(stored.accountId, stored.platform),
     };
     const platform = platforms.get(target.platform);
-    if (!platform) return { request: `No platform named "${target.platform}" is configured: the invitation was sent by one this partner no longer speaks` };
+    if (!platform) return { target, request: `No platform named "${target.platform}" is configured: the invitation was sent by one this partner no longer speaks` };
     try {
-      return { platform, request: await platform.deliveryRequest(target, body) };
+      return { platform, target, request: await platform.deliveryRequest(target, body) };
     } catch (err) {
       // What the platform needs to make the request is unusable (a stored credential that no longer decrypts).
-      return { platform, request: `The request could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+      return { platform, target, request: `The request could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
     }
   }
 
@@ -197,7 +200,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return true;
     }
 
-    const { platform, request } = await requestFor(target, body);
+    const { platform, request, target: delivering } = await requestFor(target, body);
     if (request === undefined) {
       // Nothing this platform hears of (Greenhouse is told of a completion only).
       await outbox.supersede(ids);
@@ -225,7 +228,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
     // A request that cannot be made will not become possible by waiting.
     // The platform judges its answer where the status alone does not say (a 200 with `success: false`).
-    const verdict = sent.kind === 'answer' ? (platform?.judgeAnswer?.({ status: sent.status, body: sent.body }) ?? {}) : {};
+    const verdict = sent.kind === 'answer' ? ((await platform?.judgeAnswer?.({ status: sent.status, body: sent.body }, delivering)) ?? {}) : {};
     const outcome = verdict.outcome ?? (sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry');
     const known = verdict.report;
     const reason =
