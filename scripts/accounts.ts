@@ -3,11 +3,16 @@
  *
  *   npm run accounts -- create "<name>" [--test "<test name>"]… [--json]
  *   npm run accounts -- list [--json]
+ *   npm run accounts -- show <account-id> [--json]     the account, its tokens and its connections
  *   npm run accounts -- token <account-id> [--json]     issue another token (rotation)
  *   npm run accounts -- revoke <account-id> [--json]    revoke every token of the account
+ *   npm run accounts -- credential set <account-id> <platform> [<secret>] [--json]
+ *   npm run accounts -- credential remove <account-id> <platform> [--json]
  *
- * A token is printed once, when it is issued; only its digest is stored. Reads DATABASE_PATH like
- * the server does.
+ * A token is printed once, when it is issued; only its digest is stored. A customer's credential
+ * for a platform (its own API key there) is sealed under CANDIDATE_LINK_SECRET and never printed:
+ * only its last four characters are shown. Reads DATABASE_PATH (or DATABASE_URL) and
+ * CANDIDATE_LINK_SECRET like the server does.
  */
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -20,14 +25,23 @@ import { createLogger } from '../src/lib/http/logger.js';
 // The vendor's module, which `npm start` runs too: --test adds to its provider's catalog.
 import { importProviderModule, ProviderModuleError } from '../src/partner/provider/module.js';
 import type { ProviderSource } from '../src/partner/provider/types.js';
+import { platformsOf, PLATFORM_NAME, type PlatformDefinition } from '../src/partner/platforms/index.js';
+import { connectionStore, CREDENTIAL_MAX_LENGTH, maskedCredential, type Connection } from '../src/partner/connections/store.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { UsageError, isEntryPoint, parseCommandLine, processOutput, type CliOutput } from '../src/lib/cli.js';
+import { z } from 'zod';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
   npm run accounts -- list [--json]
+  npm run accounts -- show <account-id> [--json]
   npm run accounts -- token <account-id> [--json]
-  npm run accounts -- revoke <account-id> [--json]`;
+  npm run accounts -- revoke <account-id> [--json]
+  npm run accounts -- credential set <account-id> <platform> [<secret>] [--json]
+  npm run accounts -- credential remove <account-id> <platform> [--json]
+
+credential set reads the secret from standard input when it is not given (safer: npm prints
+its command line, a secret in it included, unless run with --silent).`;
 
 /** An account id that names no account: an error, but not a misuse of the command line. */
 class UnknownAccount extends Error {
@@ -36,14 +50,36 @@ class UnknownAccount extends Error {
   }
 }
 
+/** A credential the partner cannot keep: for a platform it does not speak, or that keeps none, or not a credential. */
+class RefusedCredential extends Error {}
+
+/**
+ * A customer's credential as given ([kit decision]): 1 to CREDENTIAL_MAX_LENGTH characters, not
+ * blank, without control characters but the line breaks an OAuth token pair as JSON may hold.
+ */
+const Secret = z
+  .string()
+  .min(1, 'no credential was given (as the last argument, or on standard input)')
+  .max(CREDENTIAL_MAX_LENGTH, `a credential is at most ${CREDENTIAL_MAX_LENGTH} characters`)
+  .refine((v) => v.trim() !== '', 'the credential is blank')
+  .refine((v) => !/[^\P{Cc}\n\r\t]/u.test(v), 'the credential holds a control character');
+
 /** Where the command writes, and the environment it reads (DATABASE_PATH, PARTNER_KIND, …). */
 export interface AccountsIo extends CliOutput {
   env: Record<string, string | undefined>;
   /** The provider whose catalog --test adds to: the vendor's module's (src/provider/index.ts) unless given. */
   provider?: () => Promise<ProviderSource>;
+  /**
+   * The platforms the partner speaks, which `credential` checks the platform against: the kit's and
+   * the vendor module's own (`platformsOf`), as the server speaks them, unless given.
+   */
+  platforms?: () => Promise<readonly PlatformDefinition[]>;
+  /** The secret of `credential set` when it is not an argument: standard input (unechoed on a terminal) unless given. */
+  stdin?: () => Promise<string>;
 }
 
 const vendorProvider = async () => (await importProviderModule()).provider;
+const servedPlatforms = async () => platformsOf(await importProviderModule());
 
 async function run(argv: string[], io: AccountsIo): Promise<void> {
   const { values, positionals } = parseCommandLine(
@@ -57,12 +93,15 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
     return;
   }
   if (!command) throw new UsageError('Give a command');
-  if (extra !== undefined) throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
+  if (extra !== undefined && command !== 'credential') throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
   if (values.test && command !== 'create') throw new UsageError('--test goes with create only');
+  // Checked before the database is opened: a misuse changes nothing.
+  const credential = command === 'credential' ? credentialArguments(positionals.slice(1)) : undefined;
   const config = loadConfig(io.env);
   const database = await openPartnerDatabase(config);
   const { sql } = database;
   const accounts = accountStore(sql, systemClock);
+  const connections = connectionStore(sql, systemClock, config.links.secret);
   const print = (json: unknown, text: string) => io.stdout(`${values.json ? JSON.stringify(json) : text}\n`);
   try {
     switch (command) {
@@ -99,11 +138,63 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         return;
       }
       case 'list': {
-        // Each account with the key ids of its working tokens, as the dashboard names them.
+        // Each account with the key ids of its working tokens, as the dashboard names them, and its
+        // connections to platforms, each credential masked.
+        const byAccount = new Map<number, Connection[]>();
+        for (const c of await connections.all()) byAccount.set(c.accountId, [...(byAccount.get(c.accountId) ?? []), c]);
         const list = [];
-        for (const a of await accounts.list()) list.push({ ...a, keyIds: (await accounts.activeTokens(a.id)).map((t) => t.keyId) });
-        const rows = list.map((a) => [String(a.id), a.name, a.companyId === null ? '—' : String(a.companyId), a.keyIds.map((k) => `${k}…`).join(', ') || 'none']);
-        print(list, list.length === 0 ? 'No accounts yet.' : table(['Account', 'Name', 'Company', 'Active tokens (key ids)'], rows));
+        for (const a of await accounts.list()) {
+          list.push({ ...a, keyIds: (await accounts.activeTokens(a.id)).map((t) => t.keyId), connections: (byAccount.get(a.id) ?? []).map(shownConnection) });
+        }
+        const rows = list.map((a) => [
+          String(a.id),
+          a.name,
+          a.companyId === null ? '—' : String(a.companyId),
+          a.keyIds.map((k) => `${k}…`).join(', ') || 'none',
+          a.connections.map(connectionText).join('; ') || '—',
+        ]);
+        print(list, list.length === 0 ? 'No accounts yet.' : table(['Account', 'Name', 'Company', 'Active tokens (key ids)', 'Connections'], rows));
+        return;
+      }
+      case 'show': {
+        const id = accountId(arg);
+        const account = await accounts.find(id);
+        if (!account) throw new UnknownAccount(id);
+        const tokens = await accounts.activeTokens(id);
+        const connected = (await connections.ofAccount(id)).map(shownConnection);
+        print({ ...account, tokens: tokens.map(({ keyId, createdAt }) => ({ keyId, createdAt })), connections: connected }, [
+          `Account ${id}: ${account.name}`,
+          `Created        ${account.createdAt}`,
+          `Company        ${account.companyId === null ? '— (no platform call yet)' : `${account.companyId} (the hiring platform), since ${account.boundAt}`}`,
+          `Active tokens  ${tokens.map((t) => `${t.keyId}… (created ${t.createdAt})`).join(', ') || 'none'}`,
+          `Connections    ${connected.length === 0 ? '—' : connected.map(connectionText).join('\n               ')}`,
+        ].join('\n'));
+        return;
+      }
+      case 'credential': {
+        const { action, id, platform, secret } = credential!;
+        const account = await accounts.find(id);
+        if (!account) throw new UnknownAccount(id);
+        const stored = await connections.get(id, platform);
+        const named = credentialOf(await (io.platforms ?? servedPlatforms)(), platform, action === 'remove' && stored?.hasCredential === true);
+        const whose = `account ${id} (${account.name})`;
+        if (action === 'remove') {
+          const removed = await connections.removeCredential(id, platform);
+          print(
+            { id, platform, removed },
+            removed ? `Removed the ${named.credential} of ${whose} for ${named.label}.` : `Account ${id} (${account.name}) has no ${named.credential} for ${named.label}: nothing removed.`,
+          );
+          return;
+        }
+        const typed = secret ?? stripLineBreak(await (io.stdin ?? readSecret)(`${named.credential} of ${whose} for ${named.label} (not shown as you type): `));
+        const given = Secret.safeParse(typed);
+        if (!given.success) throw new RefusedCredential(`credential set: ${given.error.issues[0]!.message}; nothing was stored`);
+        await connections.setCredential(id, platform, given.data);
+        const now = shownConnection((await connections.get(id, platform))!);
+        print(
+          { id, platform, credential: now.credential, credentialSetAt: now.credentialSetAt, replaced: stored?.hasCredential === true },
+          `${stored?.hasCredential ? 'Replaced' : 'Set'} the ${named.credential} of ${whose} for ${named.label}: ${now.credential}. It is used from the next delivery on.`,
+        );
         return;
       }
       case 'token': {
@@ -134,6 +225,84 @@ function table(header: string[], rows: string[][]): string {
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
+/** A connection as the CLI shows it: the credential masked, never the credential. */
+function shownConnection(c: Connection) {
+  return { platform: c.platform, companyId: c.companyId, credential: maskedCredential(c), credentialSetAt: c.credentialSetAt };
+}
+
+function connectionText(c: ReturnType<typeof shownConnection>): string {
+  const company = c.companyId === null ? '' : ` company ${c.companyId},`;
+  return `${c.platform}:${company} ${c.credential === null ? 'no credential' : `credential ${c.credential} (set ${c.credentialSetAt})`}`;
+}
+
+/** `credential set|remove <account-id> <platform> [<secret>]`, checked. */
+function credentialArguments(args: string[]): { action: 'set' | 'remove'; id: number; platform: string; secret: string | undefined } {
+  const [action, id, platform, secret] = args;
+  if (action !== 'set' && action !== 'remove') throw new UsageError('credential needs set or remove');
+  // Never echoed: the argument too many may be a secret (a credential given to remove).
+  if (args.length > (action === 'set' ? 4 : 3)) throw new UsageError(`credential ${action}: one argument too many${action === 'remove' ? ' (remove takes no secret)' : ''}`);
+  const account = accountId(id);
+  if (!platform) throw new UsageError(`credential ${action} needs the platform's name, e.g. ashby`);
+  if (!PLATFORM_NAME.test(platform)) throw new UsageError(`"${platform}" is not a platform's name (lowercase letters, digits and "-")`);
+  return { action, id: account, platform, secret };
+}
+
+/**
+ * How `platform` and its credential are named, when the partner speaks it and it keeps a credential
+ * per customer (`PlatformDefinition.credential`); else refused, saying which do. `stale`: a
+ * credential is stored for it, which may still be removed when the platform is no longer spoken or
+ * keeps none now.
+ */
+function credentialOf(platforms: readonly PlatformDefinition[], platform: string, stale: boolean): { label: string; credential: string } {
+  const definition = platforms.find((p) => p.name === platform);
+  if (definition?.credential) return { label: definition.label, credential: definition.credential.label };
+  if (stale) return { label: definition?.label ?? platform, credential: 'credential' };
+  if (!definition) throw new RefusedCredential(`No platform "${platform}": this partner speaks ${platforms.map((p) => p.name).join(', ')} (docs/platforms.md)`);
+  const keeping = platforms.filter((p) => p.credential).map((p) => p.name);
+  const which = keeping.length === 0 ? 'none of the platforms it speaks keeps one' : `only ${keeping.join(', ')} ${keeping.length === 1 ? 'keeps' : 'keep'} one`;
+  throw new RefusedCredential(`${definition.label} ("${platform}") keeps no credential per customer: ${which}`);
+}
+
+/** What standard input gave, without the line break that ends it (`echo secret |`, a file's last line). */
+const stripLineBreak = (text: string) => text.replace(/\r?\n$/, '');
+
+/**
+ * The secret from standard input: all of it when piped or redirected; typed at a terminal, one
+ * line read without echo (the prompt on stderr, so --json's stdout stays JSON).
+ */
+async function readSecret(prompt: string): Promise<string> {
+  const input = process.stdin;
+  if (!input.isTTY) {
+    let text = '';
+    input.setEncoding('utf8');
+    for await (const chunk of input) text += chunk as string;
+    return text;
+  }
+  // Echo off before the prompt: what is typed once it shows is never shown.
+  input.setRawMode(true);
+  input.setEncoding('utf8');
+  process.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let secret = '';
+    const finish = (then: () => void) => {
+      input.off('data', onData);
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+      then();
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish(() => resolve(secret));
+        if (ch === '\u0003') return finish(() => reject(new RefusedCredential('credential set: canceled; nothing was stored')));
+        secret = ch === '\u007f' || ch === '\b' ? secret.slice(0, -1) : secret + ch;
+      }
+    };
+    input.on('data', onData);
+    input.resume();
+  });
+}
+
 function accountId(arg: string | undefined): number {
   if (!arg || !/^[1-9]\d*$/.test(arg)) throw new UsageError('Give the numeric account id (see `npm run accounts -- list`)');
   return Number(arg);
@@ -141,14 +310,20 @@ function accountId(arg: string | undefined): number {
 
 /**
  * The command: runs it, prints to `io`; returns the exit code (0 done, 2 wrong arguments, an
- * unknown account or a bad setting). Any other error is thrown.
+ * unknown account, a credential refused or a bad setting). Any other error is thrown.
  */
 export async function accountsCli(argv: string[], io: AccountsIo): Promise<number> {
   try {
     await run(argv, io);
     return 0;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UsageError || err instanceof UnknownAccount || err instanceof ProviderModuleError) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof UsageError ||
+      err instanceof UnknownAccount ||
+      err instanceof RefusedCredential ||
+      err instanceof ProviderModuleError
+    ) {
       io.stderr(`${err.message}\n`);
       if (err instanceof UsageError) io.stderr(`\n${USAGE}\n`);
       return 2;

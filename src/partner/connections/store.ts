@@ -43,6 +43,16 @@ const toConnection = (r: ConnectionRow): Connection => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * A stored credential as anyone may see it: `••••wxyz` (its last four characters, for one of 12 or
+ * more), `set` (a shorter one: four of its characters would say too much), or null when none is
+ * stored. Never the credential: the dashboard and `npm run accounts` show this.
+ */
+export function maskedCredential(connection: Pick<Connection, 'hasCredential' | 'credentialHint'>): string | null {
+  if (!connection.hasCredential) return null;
+  return connection.credentialHint === null ? 'set' : `••••${connection.credentialHint}`;
+}
+
 /** What a sealed credential is bound to: one account on one platform. */
 const boundTo = (accountId: number, platform: string) => `connection:${accountId}:${platform}`;
 
@@ -72,6 +82,11 @@ export function connectionStore(sql: Sql, clock: Clock, linkSecret: string) {
     /** An account's connections, by platform name. */
     async ofAccount(accountId: number): Promise<Connection[]> {
       return (await sql.all<ConnectionRow>('SELECT * FROM connections WHERE account_id = $1 ORDER BY platform', [accountId])).map(toConnection);
+    },
+
+    /** Every account's connections, by account then platform (`npm run accounts -- list`). */
+    async all(): Promise<Connection[]> {
+      return (await sql.all<ConnectionRow>('SELECT * FROM connections ORDER BY account_id, platform')).map(toConnection);
     },
 
     /** The connections of several accounts at once (the dashboard's list). */
