@@ -14,6 +14,12 @@ import { reportId } from '../support/partner.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 import { operationsOf } from './support.js';
 import { HARRY_POTTER } from '../support/greenhouse-candidate.js';
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../../src/lib/clock.js';
+import { accountStore } from '../../src/partner/accounts/store.js';
+import { DEV_CANDIDATE_LINK_SECRET } from '../../src/partner/config.js';
+import { connectionStore } from '../../src/partner/connections/store.js';
+import { assessmentTypeId } from '../../src/partner/platforms/ashby/ids.js';
 
 /**
  * Each document says what its server accepts, at the edges where they used to part: for every
@@ -397,6 +403,34 @@ describe("the partner's document and the kit's partner", () => {
         }),
         headers: greenhouseKey,
       },
+    } satisfies Record<string, Fixture>);
+    // Ashby calls with the same key; a start needs the account's Ashby API key, and each is of a new application.
+    const account = (await accountStore(partner.sql, systemClock).authenticate(customerToken))!;
+    await connectionStore(partner.sql, systemClock, DEV_CANDIDATE_LINK_SECRET).setCredential(account.id, 'ashby', 'agreement-ashby-api-key');
+    const ashbyKey = greenhouseKey;
+    const ashbyStart = () => ({
+      assessment_type_id: assessmentTypeId(testId),
+      candidate: { ashby_id: randomUUID(), first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', ashby_profile_url: 'https://app.ashbyhq.com/candidates/1' },
+      application: { ashby_id: randomUUID(), status: 'Active' },
+      job: { ashby_id: randomUUID(), name: 'Backend Engineer', ashby_job_url: 'https://app.ashbyhq.com/jobs/1', req_id: 'ENG-42' },
+    });
+    const started = await request(`${partner.url}/ashby/assessment.start`, {
+      method: 'POST',
+      headers: { ...ashbyKey(), 'content-type': 'application/json' },
+      body: JSON.stringify(ashbyStart()),
+    });
+    expect(started.statusCode).toBe(200);
+    const assessment = ((await started.body.json()) as { results: { assessment_id: string } }).results.assessment_id;
+    Object.assign(fixtures, {
+      ashbyListAssessments: { base: () => ({ params: {}, body: {} }), headers: ashbyKey },
+      ashbyStartAssessment: {
+        base: () => ({ params: {}, body: ashbyStart() }),
+        headers: ashbyKey,
+        // A type the account does not list: 422 as a malformed one.
+        standIns: { 'body.assessment_type_id': UNKNOWN_REPORT },
+      },
+      // Canceled by the first request; a cancel repeated answers the same.
+      ashbyCancelAssessment: { base: () => ({ params: {}, body: { assessment_id: assessment } }), headers: ashbyKey },
     } satisfies Record<string, Fixture>);
     const { found, checked } = await disagreements(partnerApiDocument(), partner.url, fixtures);
     if (process.env.SHOW_EDGES) console.log(checked.join('\n'));

@@ -17,6 +17,8 @@ import {
 } from '../../src/partner/openapi.js';
 import { accountStore } from '../../src/partner/accounts/store.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
+import { connectionStore } from '../../src/partner/connections/store.js';
+import { DEV_CANDIDATE_LINK_SECRET } from '../../src/partner/config.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { dollars } from '../support/database.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
@@ -51,6 +53,12 @@ describe("the partner's document, against the kit's partner", () => {
     const doc = partnerApiDocument();
     /** test_status's examples ask about an interview Greenhouse sent this account earlier, completed with 80%. */
     const given = async (operationId: string) => {
+      /** Ashby's start examples are of an account whose Ashby API key is set: without one, a start is refused. */
+      if (operationId === 'ashbyStartAssessment') {
+        const account = (await accountStore(partner.sql, systemClock).authenticate(customer.token))!;
+        await connectionStore(partner.sql, systemClock, DEV_CANDIDATE_LINK_SECRET).setCredential(account.id, 'ashby', 'example-ashby-api-key');
+        return;
+      }
       if (operationId !== 'greenhouseTestStatus') return;
       const account = (await accountStore(partner.sql, systemClock).authenticate(customer.token))!;
       const created = await invitationStore(partner.sql, systemClock).create({
@@ -78,7 +86,7 @@ describe("the partner's document, against the kit's partner", () => {
       doc,
       baseUrl: partner.url,
       operations: partnerOperations(kitPlatforms().flatMap((p) => (p.api ? [p.api] : []))),
-      credentials: { customerToken: customer.token, greenhouseKey: customer.token },
+      credentials: { customerToken: customer.token, greenhouseKey: customer.token, ashbyKey: customer.token },
       before: given,
     });
     expectAllAsDocumented(runs, doc);

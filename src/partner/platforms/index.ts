@@ -1,3 +1,4 @@
+import { ashbyPlatform } from './ashby/index.js';
 import { greenhousePlatform } from './greenhouse/index.js';
 import { hiringPlatform, type HiringPlatformOptions } from './hiring-platform/index.js';
 import type { PlatformDefinition } from './platform.js';
@@ -33,6 +34,7 @@ export function kitPlatforms(options: HiringPlatformOptions = {}): PlatformDefin
   return [
     hiringPlatform(options) as PlatformDefinition,
     greenhousePlatform() as PlatformDefinition,
+    ashbyPlatform() as PlatformDefinition,
   ];
 }
 
