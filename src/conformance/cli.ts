@@ -1,269 +1,241 @@
-import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
-import { PARTNER_KINDS, type PartnerKind } from '../contract/decisions.js';
-import { ManifestError, readManifest } from '../contract/manifest.js';
-import { Codename } from '../contract/schemas.js';
 import { UsageError, parseCommandLine, type CliOutput } from '../lib/cli.js';
-import { GREENHOUSE_USAGE, parseGreenhouseArgs, whatTheGreenhouseRunLeaves, type GreenhouseArgs } from './greenhouse/cli.js';
-import { runGreenhouseConformance } from './greenhouse/run.js';
-import { PlatformSetupError } from './platform.js';
-import { resultsUrlFromCallbacks } from './results-checks.js';
-import { ConformanceSetupError, runConformance, type ConformanceRun } from './run.js';
-import { whatTheRunLeaves } from './side-effects.js';
-import type { CheckResult, ConformanceOptions, PlatformSettings, Targets, Tokens } from './types.js';
+import { CHECKERS } from './platforms/index.js';
+import type { ArgsInput, CheckerOption, CheckerPlugin, RunIo } from './platforms/plugin.js';
+import type { ReceiverSpec } from './receiver.js';
+import { ConformanceSetupError, type ConformanceRun } from './run.js';
+import type { CheckResult } from './types.js';
 
-export const USAGE = `Usage: npm run conformance -- [--platform hiring-platform] <callback-base-url | manifest.json> [options]
-       npm run conformance -- --platform greenhouse <base-url> --key KEY [options]
+/**
+ * `npm run conformance`: the command line of every platform's checker. It names no platform: the
+ * platforms are the registry's (platforms/index.ts), each a plugin (platforms/plugin.ts) that
+ * brings its options, its usage, its checks and its run. Here are what they share: `--platform`,
+ * the results endpoint, the receiver's address, `--wait`, the question before a run, the lines it
+ * prints and the exit codes.
+ */
+
+/** The options every platform takes, or (the receiver's, --wait) every platform that has what they are about. */
+const SHARED_OPTIONS = {
+  platform: { type: 'string' },
+  'results-secret': { type: 'string' },
+  'results-url': { type: 'string' },
+  'receiver-host': { type: 'string' },
+  'receiver-port': { type: 'string' },
+  wait: { type: 'boolean' },
+  json: { type: 'boolean' },
+  yes: { type: 'boolean' },
+} as const satisfies Record<string, CheckerOption>;
+
+/** Whether `plugin` takes `--flag`: its own options, the shared ones, the receiver's when it has one, --wait when it has a mock. */
+function takes(plugin: CheckerPlugin, flag: string): boolean {
+  if (flag === 'receiver-host' || flag === 'receiver-port') return plugin.receiver !== undefined;
+  if (flag === 'wait') return plugin.mock !== undefined;
+  return flag in SHARED_OPTIONS || Object.hasOwn(plugin.options, flag);
+}
+
+/**
+ * Every option the command knows: the shared ones and each platform's. Two platforms may have an
+ * option of the same name (a customer's `--key`) if it is of the same type; a platform may not
+ * redefine a shared one. A registry that breaks this is the kit's fault, not the user's: an Error.
+ */
+export function commandOptions(platforms: readonly CheckerPlugin[]): Record<string, CheckerOption> {
+  const table: Record<string, CheckerOption> = { ...SHARED_OPTIONS };
+  const names = new Set<string>();
+  for (const plugin of platforms) {
+    if (!/^[a-z][a-z0-9-]*$/.test(plugin.name) || names.has(plugin.name)) throw new Error(`The platform checkers' names must be distinct, lowercase words: ${plugin.name}`);
+    names.add(plugin.name);
+    for (const [name, option] of Object.entries(plugin.options)) {
+      if (name in SHARED_OPTIONS || name === 'help') throw new Error(`The checker of ${plugin.name} declares --${name}, an option every platform shares`);
+      const known = table[name];
+      if (known && (known.type !== option.type || Boolean(known.multiple) !== Boolean(option.multiple))) {
+        throw new Error(`--${name} of ${plugin.name} is not of the type of another platform's --${name}`);
+      }
+      table[name] = option;
+    }
+  }
+  return table;
+}
+
+/** `hiring-platform`, `hiring-platform or greenhouse`, `a, b or c`. */
+const oneOf = (words: readonly string[]) => (words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`);
+
+/** `To start the bundled mock platform, give --mock.`: what a bare `--platform` once meant. */
+const mockHint = (platforms: readonly CheckerPlugin[]) =>
+  platforms
+    .filter((p) => p.mock?.option !== undefined)
+    .map((p) => ` To start ${p.mock!.what}, give --${p.mock!.option}.`)
+    .join('');
+
+const COLUMN = 31;
+const WIDTH = 110;
+
+/** Words wrapped at WIDTH, the first line after `first`, the others after `indent`. */
+function wrap(text: string, first: string, indent: string): string {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = empty ? line + word : `${line} ${word}`;
+    }
+    empty = false;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/** `  --flag VALUE                 text`, the text from column 32, wrapped. */
+function optionLine(flag: string, text: string): string {
+  const head = `  ${flag}`;
+  const pad = ' '.repeat(COLUMN);
+  return head.length < COLUMN ? wrap(text, head.padEnd(COLUMN), pad) : `${head}\n${wrap(text, pad, pad)}`;
+}
+
+/** The lines the command adds to a platform's own: its receiver's options, and --wait. */
+function sharedLinesOf(plugin: CheckerPlugin): string[] {
+  const lines: string[] = [];
+  if (plugin.receiver) lines.push(...receiverLines(plugin.receiver));
+  if (plugin.mock) {
+    const when = plugin.mock.option === undefined ? '' : `with --${plugin.mock.option}: `;
+    lines.push(optionLine('--wait', `${when}wait for Enter after printing the partner's settings (${plugin.mock.settings.join(', ')}), to (re)start the partner with them`));
+  }
+  return lines;
+}
+
+const receiverLines = (spec: ReceiverSpec) => [
+  optionLine('--receiver-port PORT', `the port the checker listens on for ${spec.for} (default: a free one), where only some ports may be opened`),
+  optionLine(
+    '--receiver-host ADDRESS',
+    `the address it listens on, which ${spec.namedBy} names (default 127.0.0.1): an IP address of this machine that the partner reaches`,
+  ),
+];
+
+/** The usage: every registered platform, its synopsis, how it calls a partner and its options; then what every platform takes. */
+export function usageText(platforms: readonly CheckerPlugin[] = CHECKERS): string {
+  const [first, ...rest] = platforms;
+  const synopses = [
+    `Usage: npm run conformance -- [--platform ${first!.name}] ${first!.usage.synopsis}`,
+    ...rest.map((p) => `       npm run conformance -- --platform ${p.name} ${p.usage.synopsis}`),
+  ];
+  const names = platforms.map((p, i) => `${p.name} (${p.label}${i === 0 ? ', the default' : ''}; ${p.contract})`);
+  const sections = platforms.map((p) =>
+    [wrap(`--platform ${p.name}: ${p.label}, ${p.contract}. It calls the partner ${p.calls}.`, '', ''), p.usage.lines, ...sharedLinesOf(p)].join('\n'),
+  );
+  return `${synopses.join('\n')}
 
 Drives a partner server over HTTP as a platform does and checks every answer against that
 platform's contract: one line per check, then "N passed, M failed". Exit code 0 when every
 check passed, 1 when one failed, 2 for wrong arguments.
 
-  --platform NAME              the platform whose contract is checked: hiring-platform (the default,
-                               docs/platform-contract.md) or greenhouse (docs/greenhouse.md)
+${optionLine('--platform NAME', `the platform whose contract is checked, one of: ${names.join(', ')}. Each one's options follow.`)}
 
-The recruiting platform (hiring-platform). The partner's callbacks, one of:
-  <callback-base-url>          e.g. http://127.0.0.1:3000/callbacks: <base>/validate_token, <base>/tests,
-                               <base>/send_candidate
-  <manifest.json>              a partner manifest (scripts/partner-manifest.json): its urls
-  --public-url URL             replaces \${PUBLIC_URL} in the manifest (default: PUBLIC_URL, else http://HOST:PORT)
-  --validate-token-url URL, --tests-url URL, --send-candidate-url URL
-                               each callback explicitly (over the above)
+${sections.join('\n\n')}
 
-Customer tokens the partner issued (npm run accounts -- create "<name>" --test "<test>"):
-  --token TOKEN                twice: two accounts not bound to a company yet, each with a test
-                               (or CONFORMANCE_TOKENS=<a>,<b>). The run binds them to companies 1 and 2.
-  --empty-token TOKEN          an unbound account without tests, to check the empty list (bound to company 3)
-
-  --kind KIND                  assessment | background_check | reference_check (default: the manifest's,
-                               else assessment): which report fields the partner may send
-  --mock                       also start the bundled mock platform, register the partner there, send
-                               candidates through its marketplace and check the report updates the partner
-                               sends back. Prints PLATFORM_URL, PARTNER_CODENAME and PARTNER_SECRET: the
-                               partner must send its report updates there, with that secret.
-  --mock-port PORT             the mock's port (default: a free one)
-  --codename NAME              the codename registered on the mock (default: the manifest's, else conformance)
-  --wait                       with --mock: wait for Enter after printing the settings, to (re)start
-                               the partner with them
-
-${GREENHOUSE_USAGE}
-
-Either platform:
-  --results-secret SECRET      the partner's VENDOR_RESULTS_SECRET (or CONFORMANCE_RESULTS_SECRET; never printed)
-                               for its results endpoint, POST /vendor/reports/{report_id}/result: check that
-                               endpoint too; with greenhouse, post the interview's result there, so that the
-                               test is complete and the PATCH comes
-  --results-url URL            that endpoint, with {report_id} where the id goes (default: beside the
-                               callbacks or the Greenhouse endpoints, <base without /callbacks or
-                               /greenhouse>/vendor/reports/{report_id}/result)
-  --json                       print the results as JSON: [{id, section, name, ok, detail, ms}]
-  --yes                        run without asking: the run creates invitations in the partner (what, it
-                               says first). Without a terminal on standard input (CI) it never asks.
-  -h, --help                   this text`;
-
-/** The platforms whose contract the checker knows; the first is the default. */
-export const PLATFORMS = ['hiring-platform', 'greenhouse'] as const;
-export type PlatformName = (typeof PLATFORMS)[number];
-
-const httpUrl = z.url({ protocol: /^https?$/ });
-
-/** The callbacks under a base URL: `<base>/validate_token`, `<base>/tests`, `<base>/send_candidate`. */
-export function callbackTargets(baseUrl: string): Targets {
-  const base = baseUrl.replace(/\/+$/, '');
-  return { validateToken: `${base}/validate_token`, tests: `${base}/tests`, sendCandidate: `${base}/send_candidate` };
+Every platform:
+${[
+  optionLine(
+    '--results-secret SECRET',
+    "the partner's VENDOR_RESULTS_SECRET (or CONFORMANCE_RESULTS_SECRET; never printed), for its results endpoint, " +
+      'POST /vendor/reports/{report_id}/result: what the run does with it, each platform says above',
+  ),
+  optionLine('--results-url URL', "that endpoint, with {report_id} where the id goes (default: beside the partner's endpoints, where a kit partner serves it)"),
+  optionLine('--json', 'print the results as JSON: [{id, section, name, ok, detail, ms}]'),
+  optionLine(
+    '--yes',
+    'run without asking: the run creates invitations in the partner (what, it says first). Without a terminal on standard input (CI) it never asks.',
+  ),
+  optionLine('-h, --help', 'this text'),
+].join('\n')}`;
 }
-
-/** What the command line asks for: a run against the recruiting platform's contract, or Greenhouse's. */
-export type CliArgs = HiringPlatformArgs | ({ platform: 'greenhouse'; json: boolean; yes: boolean } & GreenhouseArgs);
-
-export interface HiringPlatformArgs {
-  platform: 'hiring-platform';
-  targets: Targets;
-  tokens: Tokens;
-  kind: PartnerKind;
-  json: boolean;
-  wait: boolean;
-  yes: boolean;
-  results?: { secret: string; url: string };
-  /** `--mock`: the bundled mock platform, started for the run. */
-  mock?: { port: number; codename: string; record: { name?: string; description?: string; helpArticle?: string } };
-}
-
-/** The options of one platform only, and which: the other platform's run refuses them. */
-const ONLY_FOR: Record<PlatformName, readonly string[]> = {
-  'hiring-platform': ['public-url', 'validate-token-url', 'tests-url', 'send-candidate-url', 'token', 'empty-token', 'kind', 'mock', 'mock-port', 'codename', 'wait'],
-  greenhouse: ['key', 'other-key', 'patch-timeout', 'receiver-port', 'receiver-host'],
-};
 
 /**
- * \`--platform\` names a platform: given bare (followed by another option, or by nothing), it is
- * what \`--platform\` meant before it took a name, "also start the mock platform" (now \`--mock\`).
+ * `--platform` names a platform: given bare (followed by another option, or by nothing), it is
+ * what `--platform` meant before it took a name, "also start the mock platform" (now `--mock`).
  */
-function refuseBarePlatform(argv: readonly string[]): void {
+function refuseBarePlatform(argv: readonly string[], platforms: readonly CheckerPlugin[]): void {
   argv.forEach((arg, i) => {
     const next = argv[i + 1];
     if (arg === '--platform=' || (arg === '--platform' && (next === undefined || next.startsWith('-')))) {
-      throw new UsageError(
-        `--platform needs the name of the platform whose contract is checked: ${PLATFORMS.join(' or ')}. To start the bundled mock platform, give --mock.`,
-      );
+      throw new UsageError(`--platform needs the name of the platform whose contract is checked: ${oneOf(platforms.map((p) => p.name))}.${mockHint(platforms)}`);
     }
   });
 }
 
-/**
- * Reads the command line (and CONFORMANCE_TOKENS, CONFORMANCE_KEYS, CONFORMANCE_RESULTS_SECRET);
- * throws a UsageError naming what is wrong.
- */
-export function parseConformanceArgs(argv: string[], env: Record<string, string | undefined>, defaults: { publicUrl: string }): CliArgs {
-  refuseBarePlatform(argv);
-  const { values, positionals } = parseCommandLine(
-    argv,
-    {
-      platform: { type: 'string' },
-      key: { type: 'string' },
-      'other-key': { type: 'string' },
-      'patch-timeout': { type: 'string' },
-      'receiver-port': { type: 'string' },
-      'receiver-host': { type: 'string' },
-      'public-url': { type: 'string' },
-      'validate-token-url': { type: 'string' },
-      'tests-url': { type: 'string' },
-      'send-candidate-url': { type: 'string' },
-      token: { type: 'string', multiple: true },
-      'empty-token': { type: 'string' },
-      'results-secret': { type: 'string' },
-      'results-url': { type: 'string' },
-      yes: { type: 'boolean', default: false },
-      kind: { type: 'string' },
-      mock: { type: 'boolean', default: false },
-      'mock-port': { type: 'string' },
-      codename: { type: 'string' },
-      wait: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-    true,
-  );
-  const named = values.platform ?? PLATFORMS[0];
-  if (!(PLATFORMS as readonly string[]).includes(named)) {
-    throw new UsageError(`--platform must be ${PLATFORMS.join(' or ')}, not ${named}. To start the bundled mock platform, give --mock.`);
+/** `--receiver-host` and `--receiver-port`: an IP address to listen on (not a wildcard: the partner is given it) and a port. */
+function receiverAddress(host: string | undefined, port: string | undefined, spec: ReceiverSpec): Required<NonNullable<ArgsInput['receiver']>> {
+  const address = host?.trim().replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1';
+  if (isIP(address) === 0) throw new UsageError(`--receiver-host must be an IP address of this machine (e.g. 127.0.0.1), not ${host}`);
+  if (address === '0.0.0.0' || address === '::') {
+    throw new UsageError(`--receiver-host must be one address, not ${address}: ${spec.namedBy} names it, and the partner must reach it`);
   }
-  const platform = named as PlatformName;
-  const other = PLATFORMS.find((p) => p !== platform)!;
-  for (const flag of ONLY_FOR[other]) {
-    const value = (values as Record<string, unknown>)[flag];
-    if (value !== undefined && value !== false) throw new UsageError(`--${flag} goes with --platform ${other}`);
-  }
-  if (positionals.length > 1) throw new UsageError(`One ${platform === 'greenhouse' ? 'base URL' : 'callback base URL or manifest'}, not ${positionals.length}: ${positionals.join(' ')}`);
-  const [source] = positionals;
+  const number = port === undefined ? 0 : /^\d{1,5}$/.test(port.trim()) ? Number(port) : NaN;
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new UsageError(`--receiver-port must be a port number (1 to 65535), not ${port}`);
+  return { host: address, port: number };
+}
 
-  const secret = values['results-secret'] ?? (env.CONFORMANCE_RESULTS_SECRET || undefined);
-  if (secret === undefined && values['results-url'] !== undefined) throw new UsageError('--results-url goes with --results-secret (or CONFORMANCE_RESULTS_SECRET)');
+/** What the command line asks for: a platform's run, its arguments as its plugin read them, and how to print. */
+export interface ConformanceCommand {
+  plugin: CheckerPlugin;
+  /** The platform's name, as `--platform` takes it. */
+  platform: string;
+  /** What the plugin's `parse` returned: its run's arguments. */
+  args: unknown;
+  json: boolean;
+  yes: boolean;
+  /** `--wait`: Enter is awaited once the partner's settings are printed. */
+  wait: boolean;
+}
+
+/**
+ * Reads the command line (and CONFORMANCE_RESULTS_SECRET; a platform may read CONFORMANCE_* of its
+ * own): picks the platform, refuses another platform's options, reads what the platforms share and
+ * has the platform read the rest. Throws a UsageError naming what is wrong.
+ */
+export function parseConformanceArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  defaults: { publicUrl: string },
+  platforms: readonly CheckerPlugin[] = CHECKERS,
+): ConformanceCommand {
+  refuseBarePlatform(argv, platforms);
+  const options = commandOptions(platforms);
+  const { values, positionals } = parseCommandLine(argv, options, true);
+  const given = values as Record<string, string | boolean | string[] | undefined>;
+
+  const named = (given.platform as string | undefined) ?? platforms[0]!.name;
+  const plugin = platforms.find((p) => p.name === named);
+  if (!plugin) throw new UsageError(`--platform must be ${oneOf(platforms.map((p) => p.name))}, not ${named}.${mockHint(platforms)}`);
+  for (const flag of Object.keys(options)) {
+    if (given[flag] === undefined || takes(plugin, flag)) continue;
+    const owners = platforms.filter((p) => takes(p, flag)).map((p) => p.name);
+    throw new UsageError(`--${flag} goes with --platform ${oneOf(owners)}`);
+  }
+  if (positionals.length > 1) throw new UsageError(`One ${plugin.source}, not ${positionals.length}: ${positionals.join(' ')}`);
+
+  const secret = (given['results-secret'] as string | undefined) ?? (env.CONFORMANCE_RESULTS_SECRET || undefined);
+  const resultsUrl = given['results-url'] as string | undefined;
+  if (secret === undefined && resultsUrl !== undefined) throw new UsageError('--results-url goes with --results-secret (or CONFORMANCE_RESULTS_SECRET)');
   if (secret !== undefined && secret.trim() === '') throw new UsageError('--results-secret is empty');
 
-  if (platform === 'greenhouse') {
-    const results = secret === undefined ? undefined : { secret, ...(values['results-url'] !== undefined && { url: values['results-url'] }) };
-    const greenhouse = parseGreenhouseArgs(source, values, results, env);
-    if (greenhouse.results) checkResultsUrl(greenhouse.results.url);
-    return { platform, json: values.json, yes: values.yes, ...greenhouse };
-  }
+  const wait = given.wait === true;
+  const mockOption = plugin.mock?.option;
+  if (wait && mockOption !== undefined && given[mockOption] !== true) throw new UsageError(`--wait goes with --${mockOption}`);
 
-  let fromSource: Partial<Targets> = {};
-  let manifest: ReturnType<typeof readManifest> | undefined;
-  if (source !== undefined) {
-    if (/^https?:\/\//i.test(source)) {
-      if (!httpUrl.safeParse(source).success) throw new UsageError(`Not a URL: ${source}`);
-      fromSource = callbackTargets(source);
-    } else {
-      if (!existsSync(source)) throw new UsageError(`${source} is neither an http(s) URL nor a manifest file`);
-      const publicUrl = values['public-url'] ?? defaults.publicUrl;
-      if (!httpUrl.safeParse(publicUrl).success) throw new UsageError(`--public-url must be an absolute http(s) URL, not ${publicUrl}`);
-      try {
-        manifest = readManifest(source, publicUrl);
-      } catch (err) {
-        if (err instanceof ManifestError) throw new UsageError(`The manifest cannot be used:\n  ${err.problems.join('\n  ')}`);
-        throw err;
-      }
-      const urls = manifest.partner.urls;
-      fromSource = { validateToken: urls.validate_token, tests: urls.tests, sendCandidate: urls.send_candidate };
-    }
-  } else if (values['public-url'] !== undefined) {
-    throw new UsageError('--public-url goes with a manifest');
-  }
-
-  const targets = {
-    validateToken: values['validate-token-url'] ?? fromSource.validateToken,
-    tests: values['tests-url'] ?? fromSource.tests,
-    sendCandidate: values['send-candidate-url'] ?? fromSource.sendCandidate,
-  };
-  const missing = Object.entries(targets).filter(([, url]) => url === undefined);
-  if (missing.length === 3) throw new UsageError('Give the partner\'s callbacks: a base URL, a manifest, or the three --…-url options');
-  if (missing.length > 0) throw new UsageError(`Missing callback URL${missing.length > 1 ? 's' : ''}: ${missing.map(([k]) => flagOf(k)).join(', ')}`);
-  for (const [key, url] of Object.entries(targets)) {
-    if (!httpUrl.safeParse(url).success) throw new UsageError(`${flagOf(key)} must be an absolute http(s) URL, not ${url}`);
-  }
-
-  const given = values.token ?? (env.CONFORMANCE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean);
-  if (given.length !== 2) {
-    throw new UsageError(
-      `Give two customer tokens (--token A --token B, or CONFORMANCE_TOKENS=A,B), not ${given.length}: accounts not bound to a company, each with a test`,
-    );
-  }
-  if (given[0] === given[1]) throw new UsageError('The two tokens must be of two different accounts');
-  const empty = values['empty-token'];
-  if (empty !== undefined && given.includes(empty)) throw new UsageError('--empty-token must be a third account, without tests');
-
-  const kind = values.kind ?? manifest?.partner.kind ?? 'assessment';
-  if (!(PARTNER_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${PARTNER_KINDS.join(', ')}, not ${kind}`);
-
-  let results: HiringPlatformArgs['results'];
-  if (secret !== undefined) {
-    const url = values['results-url'] ?? resultsUrlFromCallbacks(targets.sendCandidate!);
-    checkResultsUrl(url);
-    results = { secret, url };
-  }
-
-  let mock: HiringPlatformArgs['mock'];
-  if (values.mock) {
-    const port = Number(values['mock-port'] ?? '0');
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--mock-port must be a port number, not ${values['mock-port']}`);
-    const codename = values.codename ?? manifest?.codename ?? 'conformance';
-    if (!Codename.safeParse(codename).success) throw new UsageError(`--codename must be 2–64 lowercase letters, digits, "-" or "_", not ${codename}`);
-    const partner = manifest?.partner;
-    mock = {
-      port,
-      codename,
-      record: {
-        ...(partner && { name: partner.name, helpArticle: partner.urls.help_article }),
-        ...(partner?.description && { description: partner.description }),
-      },
-    };
-  } else {
-    for (const flag of ['mock-port', 'codename', 'wait'] as const) {
-      if (values[flag] !== undefined && values[flag] !== false) throw new UsageError(`--${flag} goes with --mock`);
-    }
-  }
-
-  return {
-    platform,
-    targets: targets as Targets,
-    tokens: { a: given[0]!, b: given[1]!, ...(empty !== undefined && { empty }) },
-    kind: kind as PartnerKind,
-    json: values.json,
-    wait: values.wait,
-    yes: values.yes,
-    ...(results && { results }),
-    ...(mock && { mock }),
-  };
+  const own = Object.fromEntries(Object.keys(plugin.options).map((name) => [name, given[name]]));
+  const args = plugin.parse({
+    source: positionals[0],
+    values: own,
+    env,
+    publicUrl: defaults.publicUrl,
+    ...(secret !== undefined && { results: { secret, ...(resultsUrl !== undefined && { url: resultsUrl }) } }),
+    ...(plugin.receiver && { receiver: receiverAddress(given['receiver-host'] as string | undefined, given['receiver-port'] as string | undefined, plugin.receiver) }),
+  });
+  return { plugin, platform: plugin.name, args, json: given.json === true, yes: given.yes === true, wait };
 }
-
-function checkResultsUrl(url: string): void {
-  if (!url.includes('{report_id}') || !httpUrl.safeParse(url.replace('{report_id}', 'x')).success) {
-    throw new UsageError(`--results-url must be an absolute http(s) URL with {report_id} where the id goes, not ${url}`);
-  }
-}
-
-const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-url`;
 
 /** `✔ §4.1 validate_token POST {company_id} binds the account (200)`; a failure ends with its id. */
 export function formatResult(r: CheckResult): string {
@@ -285,8 +257,11 @@ export function notRunLines(notRun: ConformanceRun['notRun']): string[] {
   });
 }
 
-export const settingsLine = (s: PlatformSettings) =>
-  `PLATFORM_URL=${s.PLATFORM_URL} PARTNER_CODENAME=${s.PARTNER_CODENAME} PARTNER_SECRET=${s.PARTNER_SECRET}`;
+/** `PLATFORM_URL=http://127.0.0.1:40123 PARTNER_CODENAME=conformance PARTNER_SECRET=…`: the partner's settings, on one line. */
+export const settingsLine = (settings: Readonly<Record<string, string>>): string =>
+  Object.entries(settings)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
 
 export interface CliIo extends CliOutput {
   env: Record<string, string | undefined>;
@@ -300,83 +275,62 @@ export interface CliIo extends CliOutput {
   confirm?: (question: string) => Promise<boolean>;
 }
 
-/** The command: parses, runs, prints; returns the exit code (0 all passed, 1 a failure, 2 usage). */
-export async function conformanceCli(argv: string[], io: CliIo): Promise<number> {
+/**
+ * The command: parses, runs, prints; returns the exit code (0 all passed, 1 a failure, 2 usage).
+ * `platforms` is the registry; a test may give others.
+ */
+export async function conformanceCli(argv: string[], io: CliIo, platforms: readonly CheckerPlugin[] = CHECKERS): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(`${usageText(platforms)}\n`);
     return 0;
   }
-  let args: CliArgs;
+  let command: ConformanceCommand;
   try {
-    args = parseConformanceArgs(argv, io.env, { publicUrl: io.defaultPublicUrl });
+    command = parseConformanceArgs(argv, io.env, { publicUrl: io.defaultPublicUrl }, platforms);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.stderr(`${err.message}\n\n${USAGE}\n`);
+    io.stderr(`${err.message}\n\n${usageText(platforms)}\n`);
     return 2;
   }
 
-  const out = args.json ? io.stderr : io.stdout;
+  const { plugin, args } = command;
+  const out = command.json ? io.stderr : io.stdout;
   // What the run creates, before it creates anything: asked on a terminal, said in CI.
-  out(`${args.platform === 'greenhouse' ? whatTheGreenhouseRunLeaves(args) : whatTheRunLeaves(args)}\n`);
-  if (args.yes || !io.interactive) {
-    out(`Going on (${args.yes ? '--yes' : 'standard input is not a terminal'}).\n\n`);
+  out(`${plugin.leaves(args)}\n`);
+  if (command.yes || !io.interactive) {
+    out(`Going on (${command.yes ? '--yes' : 'standard input is not a terminal'}).\n\n`);
   } else if (!(await (io.confirm ?? askYesNo)('Go on? [y/N] '))) {
     out('Nothing was sent.\n');
     return 1;
   }
-  const onResult = args.json ? undefined : (r: CheckResult) => io.stdout(`${formatResult(r)}\n`);
+  const runIo: RunIo = {
+    ...(!command.json && { onResult: (r: CheckResult) => io.stdout(`${formatResult(r)}\n`) }),
+    notice: (text) => out(`${text}\n`),
+    partnerSettings: async (heading, settings) => {
+      out(`${heading}\n${settingsLine(settings)}\n`);
+      if (command.wait) {
+        out('Start (or restart) the partner with these settings, then press Enter.\n');
+        await (io.waitForEnter ?? readLine)();
+      }
+    },
+  };
   let run: ConformanceRun;
   try {
-    run =
-      args.platform === 'greenhouse'
-        ? await runGreenhouseConformance({
-            baseUrl: args.baseUrl,
-            key: args.key,
-            ...(args.otherKey !== undefined && { otherKey: args.otherKey }),
-            ...(args.results && { results: args.results }),
-            patchTimeoutMs: args.patchTimeoutMs,
-            receiver: args.receiver,
-            ...(onResult && { onResult }),
-            onNotice: (text) => out(`${text}\n`),
-          })
-        : await runConformance(hiringPlatformOptions(args, io, out, onResult));
+    run = await plugin.run(args, runIo);
   } catch (err) {
-    if (err instanceof ConformanceSetupError || err instanceof PlatformSetupError) {
+    if (err instanceof ConformanceSetupError) {
       io.stderr(`${err.message}\n`);
       return 1;
     }
     throw err;
   }
-  if (args.json) {
+  if (command.json) {
     io.stdout(`${JSON.stringify(run.results, null, 2)}\n`);
   } else {
     for (const line of notRunLines(run.notRun)) io.stdout(`${line}\n`);
     io.stdout(`${summaryLine(run.results)}\n`);
   }
   return run.results.every((r) => r.ok) ? 0 : 1;
-}
-
-/** The run against the recruiting platform's contract, with the mock platform's settings printed when it starts. */
-function hiringPlatformOptions(args: HiringPlatformArgs, io: CliIo, out: (text: string) => void, onResult?: (r: CheckResult) => void): ConformanceOptions {
-  return {
-    targets: args.targets,
-    tokens: args.tokens,
-    kind: args.kind,
-    ...(args.mock && {
-      mock: {
-        ...args.mock,
-        ready: async (settings) => {
-          out(`Mock platform running at ${settings.PLATFORM_URL}; the partner under test sends its report updates there:\n${settingsLine(settings)}\n`);
-          if (args.wait) {
-            out('Start (or restart) the partner with these settings, then press Enter.\n');
-            await (io.waitForEnter ?? readLine)();
-          }
-        },
-      },
-    }),
-    ...(args.results && { results: args.results }),
-    ...(onResult && { onResult }),
-  };
 }
 
 /** A yes or no on standard input: "y" or "yes" goes on, anything else (or its end) does not. */

@@ -1,12 +1,5 @@
 import type { Dispatcher } from 'undici';
-import {
-  callbackRequest,
-  exchange,
-  parseJsonAnswer,
-  type CallbackCall,
-  type CallbackHttpRequest,
-  type TimedAnswer,
-} from '../contract/partner-calls.js';
+import { exchange, parseJsonAnswer, type CallbackHttpRequest, type TimedAnswer } from '../contract/partner-calls.js';
 import type { Verdict } from './types.js';
 
 export const USER_AGENT = 'PartnerConformance/1 (partner-integration-kit)';
@@ -29,10 +22,10 @@ export type Answer = TimedAnswer & { json: unknown; label: string };
 export type Probe = ReturnType<typeof probe>;
 
 /**
- * The checker's side of the wire: requests are built as the platform builds them
- * (`callbackRequest`, src/contract/partner-calls.ts) and sent with the platform's timeout; a check
- * that tests robustness changes one thing in such a request (`variant`). Every exchange is kept,
- * for the checks that look at all answers (error bodies, timing).
+ * The checker's side of the wire: each platform builds its requests as that platform does (its
+ * folder's wire.ts), and the probe sends them with the platform's timeout; a check that tests
+ * robustness changes one thing in such a request (`variant`). Every exchange is kept, for the
+ * checks that look at all answers (error bodies, timing).
  */
 export function probe(options: { timeoutMs: number; dispatcher?: Dispatcher }) {
   const exchanges: Exchange[] = [];
@@ -52,13 +45,37 @@ export function probe(options: { timeoutMs: number; dispatcher?: Dispatcher }) {
   return {
     exchanges,
     timeoutMs: options.timeoutMs,
-    /** The request the platform makes. */
-    request: (call: CallbackCall): CallbackHttpRequest => callbackRequest(call, USER_AGENT),
     send,
-    /** The platform's request, then sent. */
-    call: (label: string, call: CallbackCall) => send(label, callbackRequest(call, USER_AGENT)),
   };
 }
+
+/** A call as most platforms make it: a method, a URL (and query), an `Authorization` header or none, a JSON body or none. */
+export interface JsonCall {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  /** The `Authorization` header as the platform sends it, another to test the partner, or none. */
+  authorization: string | undefined;
+  /** Serialised as JSON; absent: no body (a GET). */
+  body?: unknown;
+  /** Query parameters. */
+  query?: Record<string, string>;
+  /** More headers (a signature over the body, say). */
+  headers?: Record<string, string>;
+}
+
+/** The request on the wire for `call`: JSON accepted, the checker's user agent, the body as JSON. */
+export function jsonRequest(call: JsonCall): CallbackHttpRequest {
+  const url = new URL(call.url);
+  for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, ...call.headers };
+  if (call.authorization !== undefined) headers.authorization = call.authorization;
+  const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return { method: call.method, url: url.href, headers, ...(body !== undefined && { body }) };
+}
+
+/** `Authorization: Basic base64("<user>:<password>")`; Greenhouse and Ashby send the customer's key with an empty password. */
+export const basicAuth = (user: string, password = ''): string => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 
 /** `req` with some headers replaced (undefined: removed) and, optionally, another body. */
 export function variant(req: CallbackHttpRequest, headers: Record<string, string | undefined>, body?: string | Buffer): CallbackHttpRequest {

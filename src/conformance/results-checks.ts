@@ -23,13 +23,18 @@ export const RESULT = { status: 'completed', score: '87%', subtitle: 'Conformanc
 export const RESULTS_URL_TEMPLATE = '/vendor/reports/{report_id}/result';
 
 /**
- * The results URL for a partner whose callbacks are `${PUBLIC_URL}/callbacks/…`, as the kit's:
- * the send_candidate URL without `/callbacks/send_candidate`, then the kit's results path.
+ * The results endpoint beside a kit partner's endpoints for a platform: `url`'s path without the
+ * trailing segments named (`send_candidate`, then `callbacks`; `greenhouse`), each where it is
+ * there, then the kit's results path. `https://p.example/callbacks/send_candidate` →
+ * `https://p.example/vendor/reports/{report_id}/result`.
  */
-export function resultsUrlFromCallbacks(sendCandidateUrl: string): string {
-  const url = new URL(sendCandidateUrl);
-  const base = url.pathname.replace(/\/send_candidate\/?$/, '').replace(/\/callbacks\/?$/, '');
-  return `${url.origin}${base}${RESULTS_URL_TEMPLATE}`;
+export function resultsUrlBeside(url: string, ...trailing: string[]): string {
+  const parsed = new URL(url);
+  let path = parsed.pathname.replace(/\/+$/, '');
+  for (const segment of trailing) {
+    if (path.endsWith(`/${segment}`)) path = path.slice(0, -segment.length - 1).replace(/\/+$/, '');
+  }
+  return `${parsed.origin}${path}${RESULTS_URL_TEMPLATE}`;
 }
 
 export interface ResultsContext {

@@ -1,10 +1,9 @@
-import { Agent } from 'undici';
-import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
-import { ANSWER_CHECKS, CALLBACK_CHECKS, type CallbackContext } from './callback-checks.js';
-import { PLATFORM_CHECKS, platformExchanges, startPlatform, type PlatformContext, type RunningPlatform } from './platform.js';
-import { probe } from './probe.js';
-import { RESULTS_CHECKS, resultsUrlFromCallbacks, type ResultsContext } from './results-checks.js';
-import type { Check, CheckResult, ConformanceOptions, NotRun, Verdict } from './types.js';
+import type { Check, CheckResult, NotRun, Verdict } from './types.js';
+
+/**
+ * What every platform's run shares: its answer (one result per check, and the checks not run),
+ * the error that stops a run before it sends anything, and the recorder that keeps the results.
+ */
 
 export interface ConformanceRun {
   results: CheckResult[];
@@ -12,82 +11,15 @@ export interface ConformanceRun {
   notRun: { id: string; why: string }[];
 }
 
-/** Raised when the run cannot start (no targets or tokens, the mock platform refused the record). */
+/**
+ * Raised when a run cannot start (what it needs is missing, the platform's side it plays cannot
+ * start or listen): the command prints the message alone and exits 1.
+ */
 export class ConformanceSetupError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConformanceSetupError';
   }
-}
-
-/**
- * Drives a partner server over HTTP as the platform does and returns one result per check, in
- * order: the callbacks (§4), then with `mock` the bundled mock platform's own flow and the report
- * updates the partner sends back (§3.2), then the checks over every answer (error bodies, timing).
- */
-export async function runConformance(options: ConformanceOptions): Promise<ConformanceRun> {
-  const timeoutMs = options.timeoutMs ?? CALLBACK_TIMEOUT_MS;
-  const kind = options.kind ?? 'assessment';
-  let { targets, tokens } = options;
-  let platform: RunningPlatform | undefined;
-  if (options.mock) {
-    platform = await startPlatform(options.mock, kind, targets);
-    try {
-      const given = await options.mock.ready?.(platform.settings);
-      if (given?.targets) {
-        targets = given.targets;
-        await platform.register(targets);
-      }
-      if (given?.tokens) tokens = given.tokens;
-    } catch (err) {
-      await platform.close();
-      throw err;
-    }
-  }
-
-  // One connection pool for the run, closed at the end so nothing keeps the process alive.
-  const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
-  const { results, notRun, record, runAll } = recorder(options.onResult);
-
-  try {
-    if (!targets || !tokens) throw new ConformanceSetupError('the callback URLs and two customer tokens are needed');
-    const http = probe({ timeoutMs, dispatcher });
-    const ctx: CallbackContext = { probe: http, targets, tokens, ...(platform && { platform }), state: { tests: {} } };
-    await runAll(CALLBACK_CHECKS, ctx);
-
-    if (options.results) {
-      const { secret, url } = options.results;
-      const rctx: ResultsContext = { probe: http, secret, urlTemplate: url ?? resultsUrlFromCallbacks(targets.sendCandidate), reports: ctx.state.created ?? [], state: {} };
-      await runAll(RESULTS_CHECKS, rctx);
-    } else {
-      notRun.push(...RESULTS_CHECKS.map((c) => ({ id: c.id, why: 'give --results-secret' })));
-    }
-
-    const exchanges = [...http.exchanges];
-    if (platform) {
-      const pctx: PlatformContext = {
-        url: platform.url,
-        codename: options.mock!.codename,
-        kind,
-        tokens,
-        updateTimeoutMs: options.mock!.updateTimeoutMs ?? 10_000,
-        dispatcher,
-        state: {},
-      };
-      await runAll(PLATFORM_CHECKS, pctx);
-      exchanges.push(...(await platformExchanges(pctx)));
-    } else {
-      notRun.push(...PLATFORM_CHECKS.map((c) => ({ id: c.id, why: 'give --mock' })));
-    }
-
-    for (const check of ANSWER_CHECKS) {
-      await record({ ...check, run: async () => check.run(exchanges, timeoutMs) }, undefined);
-    }
-  } finally {
-    await dispatcher.close();
-    await platform?.close();
-  }
-  return { results, notRun };
 }
 
 /**

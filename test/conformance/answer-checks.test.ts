@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { ANSWER_CHECKS } from '../../src/conformance/callback-checks.js';
+import { ANSWER_CHECKS } from '../../src/conformance/platforms/hiring-platform/callback-checks.js';
 import type { Exchange } from '../../src/conformance/probe.js';
-import { runConformance } from '../../src/conformance/run.js';
-import { callbackTargets } from '../../src/conformance/cli.js';
+import { runConformance } from '../../src/conformance/platforms/hiring-platform/run.js';
+import { callbackTargets } from '../../src/conformance/platforms/hiring-platform/wire.js';
 import { REFUSED_URL } from '../support/net.js';
 
 /** The checks over every answer of a run, on answers made up for them. */

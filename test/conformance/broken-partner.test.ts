@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callbackTargets } from '../../src/conformance/cli.js';
-import { runConformance, type ConformanceRun } from '../../src/conformance/run.js';
-import type { PlatformSettings } from '../../src/conformance/types.js';
+import { callbackTargets } from '../../src/conformance/platforms/hiring-platform/wire.js';
+import { runConformance } from '../../src/conformance/platforms/hiring-platform/run.js';
+import type { ConformanceRun } from '../../src/conformance/run.js';
+import type { PlatformSettings } from '../../src/conformance/platforms/hiring-platform/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
 
 /**

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
+import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/platforms/hiring-platform/callback-checks.js';
 import { conformanceCli, parseConformanceArgs, summaryLine } from '../../src/conformance/cli.js';
-import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import type { HiringPlatformArgs } from '../../src/conformance/platforms/hiring-platform/cli.js';
+import { PLATFORM_CHECKS } from '../../src/conformance/platforms/hiring-platform/mock.js';
 import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import type { CheckResult } from '../../src/conformance/types.js';
 import { startBrokenPartner } from '../support/broken-partner.js';
@@ -115,9 +116,9 @@ describe('where the callbacks and tokens come from', () => {
   const defaults = { publicUrl: 'http://127.0.0.1:3000' };
   /** The arguments of a run against the recruiting platform, the default. */
   const parse = (argv: string[], env: Record<string, string> = {}) => {
-    const args = parseConformanceArgs(argv, env, defaults);
-    if (args.platform !== 'hiring-platform') throw new Error(`parsed as ${args.platform}`);
-    return args;
+    const command = parseConformanceArgs(argv, env, defaults);
+    if (command.platform !== 'hiring-platform') throw new Error(`parsed as ${command.platform}`);
+    return command.args as HiringPlatformArgs;
   };
 
   it('a base URL names the three callbacks under it', () => {

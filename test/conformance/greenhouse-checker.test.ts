@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GREENHOUSE_CHECKS } from '../../src/conformance/greenhouse/checks.js';
-import { runGreenhouseConformance, type GreenhouseOptions } from '../../src/conformance/greenhouse/run.js';
+import { GREENHOUSE_CHECKS } from '../../src/conformance/platforms/greenhouse/checks.js';
+import { runGreenhouseConformance, type GreenhouseOptions } from '../../src/conformance/platforms/greenhouse/run.js';
 import type { ConformanceRun } from '../../src/conformance/run.js';
 import { FAKE_RESULTS_SECRET, startGreenhousePartner, type GreenhouseFaults } from '../support/greenhouse-partner.js';
 

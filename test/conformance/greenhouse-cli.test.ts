@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
-import { GREENHOUSE_CHECKS } from '../../src/conformance/greenhouse/checks.js';
+import type { GreenhouseArgs } from '../../src/conformance/platforms/greenhouse/cli.js';
+import { GREENHOUSE_CHECKS } from '../../src/conformance/platforms/greenhouse/checks.js';
 import { FAKE_RESULTS_SECRET, startGreenhousePartner } from '../support/greenhouse-partner.js';
 
 /**
@@ -20,9 +21,9 @@ const lines = (text: string) => text.trimEnd().split('\n');
 
 describe('its arguments', () => {
   const parse = (argv: string[], env: Record<string, string> = {}) => {
-    const args = parseConformanceArgs(['--platform', 'greenhouse', ...argv], env, { publicUrl: 'http://127.0.0.1:3000' });
-    if (args.platform !== 'greenhouse') throw new Error(`parsed as ${args.platform}`);
-    return args;
+    const command = parseConformanceArgs(['--platform', 'greenhouse', ...argv], env, { publicUrl: 'http://127.0.0.1:3000' });
+    if (command.platform !== 'greenhouse') throw new Error(`parsed as ${command.platform}`);
+    return command.args as GreenhouseArgs;
   };
 
   it('the base URL of the four endpoints, the keys, and the results endpoint beside them', () => {

@@ -9,8 +9,8 @@ import { openPartnerDatabase } from '../../src/partner/db/open.js';
 import { addDemoTests } from '../../src/partner/provider/demo/catalog.js';
 import { freshDatabase, rowsOf } from '../support/database.js';
 import { kitProcess, startPartnerProcess } from '../support/net.js';
-import { GREENHOUSE_CHECKS } from '../../src/conformance/greenhouse/checks.js';
-import { runGreenhouseConformance } from '../../src/conformance/greenhouse/run.js';
+import { GREENHOUSE_CHECKS } from '../../src/conformance/platforms/greenhouse/checks.js';
+import { runGreenhouseConformance } from '../../src/conformance/platforms/greenhouse/run.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 
 /**

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/callback-checks.js';
-import { callbackTargets } from '../../src/conformance/cli.js';
-import { PLATFORM_CHECKS } from '../../src/conformance/platform.js';
+import { ANSWER_CHECKS, CALLBACK_CHECKS } from '../../src/conformance/platforms/hiring-platform/callback-checks.js';
+import { callbackTargets } from '../../src/conformance/platforms/hiring-platform/wire.js';
+import { PLATFORM_CHECKS } from '../../src/conformance/platforms/hiring-platform/mock.js';
 import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
-import { runConformance } from '../../src/conformance/run.js';
+import { runConformance } from '../../src/conformance/platforms/hiring-platform/run.js';
 import type { CheckResult } from '../../src/conformance/types.js';
 import { startKitPartner, type KitPartner } from '../support/kit-partner.js';
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
+import type { HiringPlatformArgs } from '../../src/conformance/platforms/hiring-platform/cli.js';
 import { RESULTS_CHECKS } from '../../src/conformance/results-checks.js';
 import { signVendorResult, verifyVendorSignature, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 import { eventually } from '../support/eventually.js';
@@ -42,17 +43,23 @@ afterAll(() => kit?.close());
 describe('where the results endpoint and its secret come from', () => {
   const defaults = { publicUrl: 'http://127.0.0.1:3000' };
   const tokens = ['--token', 'a', '--token', 'b'];
+  /** The arguments of a run against the recruiting platform, the default. */
+  const parse = (argv: string[], env: Record<string, string> = {}) => {
+    const command = parseConformanceArgs(argv, env, defaults);
+    if (command.platform !== 'hiring-platform') throw new Error(`parsed as ${command.platform}`);
+    return command.args as HiringPlatformArgs;
+  };
 
   it('beside the callbacks, from a base URL or a manifest; --results-url over both; the secret from the environment too', () => {
-    expect(parseConformanceArgs(['https://p.example.com/callbacks', ...tokens, '--results-secret', 's'], {}, defaults).results).toEqual({
+    expect(parse(['https://p.example.com/callbacks', ...tokens, '--results-secret', 's']).results).toEqual({
       secret: 's',
       url: 'https://p.example.com/vendor/reports/{report_id}/result',
     });
-    const manifest = parseConformanceArgs(['scripts/partner-manifest.json', '--public-url', 'https://p.example.com/kit', ...tokens], { CONFORMANCE_RESULTS_SECRET: 'env' }, defaults);
+    const manifest = parse(['scripts/partner-manifest.json', '--public-url', 'https://p.example.com/kit', ...tokens], { CONFORMANCE_RESULTS_SECRET: 'env' });
     expect(manifest.results).toEqual({ secret: 'env', url: 'https://p.example.com/kit/vendor/reports/{report_id}/result' });
     const given = ['http://p.test/callbacks', ...tokens, '--results-secret', 's', '--results-url', 'https://r.test/results/{report_id}'];
-    expect(parseConformanceArgs(given, {}, defaults).results?.url).toBe('https://r.test/results/{report_id}');
-    expect(parseConformanceArgs(['http://p.test/callbacks', ...tokens], {}, defaults).results).toBeUndefined();
+    expect(parse(given).results?.url).toBe('https://r.test/results/{report_id}');
+    expect(parse(['http://p.test/callbacks', ...tokens]).results).toBeUndefined();
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import type { PlatformSettings } from '../../src/conformance/types.js';
+import type { PlatformSettings } from '../../src/conformance/platforms/hiring-platform/types.js';
 
 /**
  * A partner with three deliberate faults, and otherwise right, for the conformance checker to

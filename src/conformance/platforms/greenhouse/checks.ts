@@ -1,16 +1,14 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import { VENDOR_SIGNATURE_HEADER, signVendorResult } from '../../contract/vendor-signature.js';
-import { FOUR_XX, USER_AGENT, allOf, describeAnswer, expectStatus, type Answer, type Probe } from '../probe.js';
-import { RESULT } from '../results-checks.js';
-import type { Check, Verdict } from '../types.js';
-import type { PatchReceiver, ReceivedRequest } from './receiver.js';
+import { VENDOR_SIGNATURE_HEADER, signVendorResult } from '../../../contract/vendor-signature.js';
+import { FOUR_XX, USER_AGENT, allOf, basicAuth, describeAnswer, expectStatus, jsonRequest, type Answer, type Probe } from '../../probe.js';
+import type { Receiver, ReceivedRequest } from '../../receiver.js';
+import { RESULT } from '../../results-checks.js';
+import type { Check, Verdict } from '../../types.js';
 import {
   GreenhouseTest,
   PATCH_PATH,
   SendTestAnswer,
   TestStatusAnswer,
-  basicAuth,
-  greenhouseRequest,
   responseErrorBody,
   sendTestBody,
   type GreenhouseTargets,
@@ -30,7 +28,7 @@ export interface GreenhouseContext {
   key: string;
   /** A second customer's key, for the tenant isolation checks. */
   otherKey?: string;
-  receiver: PatchReceiver;
+  receiver: Receiver;
   /** Posts the interview's result through the kit's results endpoint; without it, a person completes the test. */
   results?: { secret: string; urlTemplate: string };
   /** How long to wait for the PATCH once the test is complete (or the person was asked to complete it). */
@@ -81,13 +79,13 @@ function call(ctx: GreenhouseContext, label: string, endpoint: Endpoint, options
   const req = (() => {
     switch (endpoint) {
       case 'list_tests':
-        return greenhouseRequest({ method: 'GET', url: ctx.targets.listTests, authorization });
+        return jsonRequest({ method: 'GET', url: ctx.targets.listTests, authorization });
       case 'send_test':
-        return greenhouseRequest({ method: 'POST', url: ctx.targets.sendTest, authorization, body: options.body });
+        return jsonRequest({ method: 'POST', url: ctx.targets.sendTest, authorization, body: options.body });
       case 'test_status':
-        return greenhouseRequest({ method: 'GET', url: ctx.targets.testStatus, authorization, query: { partner_interview_id: options.interviewId ?? '' } });
+        return jsonRequest({ method: 'GET', url: ctx.targets.testStatus, authorization, query: { partner_interview_id: options.interviewId ?? '' } });
       case 'response_error':
-        return greenhouseRequest({ method: 'POST', url: ctx.targets.responseError, authorization, body: options.body });
+        return jsonRequest({ method: 'POST', url: ctx.targets.responseError, authorization, body: options.body });
     }
   })();
   return ctx.probe.send(`${endpoint} ${label}`.trim(), req);
@@ -96,7 +94,7 @@ function call(ctx: GreenhouseContext, label: string, endpoint: Endpoint, options
 /** A send_test body for the key's first test and a fresh `url` on the receiver. */
 function validSend(ctx: GreenhouseContext, candidate: Record<string, unknown> = {}) {
   const n = randomInt(1, 1_000_000_000);
-  const url = ctx.receiver.url(n);
+  const url = ctx.receiver.url(interviewPath(n));
   return { body: sendTestBody(firstTest(ctx)?.partner_test_id ?? '1', url, candidate), url, path: interviewPath(n) };
 }
 
@@ -291,7 +289,7 @@ export const GREENHOUSE_CHECKS: readonly GreenhouseCheck[] = [
       // url with credentials is on the checker's receiver, where a request the partner makes to it
       // is seen (send_test.url_unreached, at the end of the run).
       const n = randomInt(1, 1_000_000_000);
-      const refused = ctx.receiver.url(n).replace('http://', 'http://greenhouse:not-allowed@');
+      const refused = ctx.receiver.url(interviewPath(n)).replace('http://', 'http://greenhouse:not-allowed@');
       ctx.state.refused = { url: refused, path: interviewPath(n) };
       const parts = [];
       for (const [label, url] of [[METADATA_HOST, `https://${METADATA_HOST}${interviewPath(n)}`], ['user name and password', refused]] as const) {

@@ -1,11 +1,11 @@
 import { Agent } from 'undici';
-import { CALLBACK_TIMEOUT_MS } from '../../contract/decisions.js';
-import { probe } from '../probe.js';
-import { ConformanceSetupError, recorder, type ConformanceRun } from '../run.js';
-import type { CheckResult } from '../types.js';
+import { CALLBACK_TIMEOUT_MS } from '../../../contract/decisions.js';
+import { probe } from '../../probe.js';
+import { openReceiver, type ReceiverAddress } from '../../receiver.js';
+import { recorder, type ConformanceRun } from '../../run.js';
+import type { CheckResult } from '../../types.js';
 import { GREENHOUSE_CHECKS, type GreenhouseContext } from './checks.js';
-import { ReceiverListenError, startPatchReceiver, type PatchReceiver, type ReceiverAddress } from './receiver.js';
-import { greenhouseTargets, resultsUrlFromGreenhouse } from './wire.js';
+import { PATCH_RECEIVER, greenhouseTargets, resultsUrlFromGreenhouse } from './wire.js';
 
 /** How long the checker waits for the PATCH by default (`--patch-timeout`). */
 export const DEFAULT_PATCH_TIMEOUT_MS = 60_000;
@@ -45,21 +45,7 @@ export interface GreenhouseOptions {
  * reach it. Throws a ConformanceSetupError when the receiver cannot listen there.
  */
 export async function runGreenhouseConformance(options: GreenhouseOptions): Promise<ConformanceRun> {
-  let receiver: PatchReceiver;
-  try {
-    receiver = await startPatchReceiver(options.receiver);
-  } catch (err) {
-    if (!(err instanceof ReceiverListenError)) throw err;
-    const hint =
-      err.code === 'EADDRINUSE'
-        ? 'the port is taken: give another --receiver-port, or none for a free one'
-        : err.code === 'EADDRNOTAVAIL'
-          ? 'the address is not one of this machine: give --receiver-host one of its addresses'
-          : err.code === 'EACCES'
-            ? 'this user may not open that port: give another --receiver-port'
-            : 'see --receiver-host and --receiver-port';
-    throw new ConformanceSetupError(`The checker could not listen for the PATCH (${err.message}): ${hint}`);
-  }
+  const receiver = await openReceiver(PATCH_RECEIVER, options.receiver);
   // One connection pool for the run, closed at the end so nothing keeps the process alive.
   const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
   const { results, notRun, runAll } = recorder(options.onResult);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { RESULTS_URL_TEMPLATE } from '../results-checks.js';
-import { USER_AGENT } from '../probe.js';
-import type { CallbackHttpRequest } from '../../contract/partner-calls.js';
+import type { ReceiverSpec } from '../../receiver.js';
+import { resultsUrlBeside } from '../../results-checks.js';
 
 /**
  * How Greenhouse calls an assessment partner (docs/greenhouse.md §2), as the checker reads it: the
  * four endpoints under one base URL, Basic authentication with the customer's key as the user name
- * and an empty password, JSON bodies, and what each answer must hold.
+ * and an empty password, JSON bodies (`jsonRequest` and `basicAuth`, ../../probe.ts), what each
+ * answer must hold, and its side of the PATCH, which the checker's receiver plays.
  */
 
 /** The partner's four endpoints: `<base>/list_tests`, `<base>/send_test`, `<base>/test_status`, `<base>/response_error`. */
@@ -26,39 +26,17 @@ export function greenhouseTargets(baseUrl: string): GreenhouseTargets {
  * The results endpoint beside a kit partner's Greenhouse endpoints: the base URL without its last
  * `/greenhouse`, then the kit's results path (`{report_id}` where the interview id goes).
  */
-export function resultsUrlFromGreenhouse(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  const base = url.pathname.replace(/\/+$/, '').replace(/\/greenhouse$/, '');
-  return `${url.origin}${base}${RESULTS_URL_TEMPLATE}`;
-}
-
-/** `Authorization: Basic base64("<user>:<password>")`; Greenhouse sends the key with an empty password. */
-export const basicAuth = (user: string, password = ''): string => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
-
-export interface GreenhouseCall {
-  method: 'GET' | 'POST';
-  url: string;
-  /** The `Authorization` header: `basicAuth(key)` as Greenhouse sends it, another to test the partner, or none. */
-  authorization: string | undefined;
-  /** Serialised as JSON; absent: no body (a GET). */
-  body?: unknown;
-  /** Query parameters (test_status's `partner_interview_id`). */
-  query?: Record<string, string>;
-}
-
-/** The request on the wire for `call`. */
-export function greenhouseRequest(call: GreenhouseCall): CallbackHttpRequest {
-  const url = new URL(call.url);
-  for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
-  if (call.authorization !== undefined) headers.authorization = call.authorization;
-  const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return { method: call.method, url: url.href, headers, ...(body !== undefined && { body }) };
-}
+export const resultsUrlFromGreenhouse = (baseUrl: string): string => resultsUrlBeside(baseUrl, 'greenhouse');
 
 /** Where the checker's PATCH receiver takes Greenhouse's part: the path of Greenhouse's own `url`. */
 export const PATCH_PATH = '/integrations/testing_partners/take_home_tests';
+
+/**
+ * Greenhouse's side of the PATCH (§3), played by the checker's receiver: the `url` of each send is
+ * on it, so the PATCH the partner sends there is seen, and so is any request a partner makes to a
+ * `url` it refused. It answers `200` with no body, as Greenhouse answers with a status code only.
+ */
+export const PATCH_RECEIVER: ReceiverSpec = { for: 'the PATCH', namedBy: 'the url of each send' };
 
 /** The documented send_test body (§2), its candidate on example.com (reserved: it takes no mail). */
 export function sendTestBody(partnerTestId: string, url: string, candidate: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { TestItem } from '../contract/schemas.js';
+import { TestItem } from '../../../contract/schemas.js';
 import {
   FOUR_XX,
   NOT_5XX,
@@ -13,9 +13,10 @@ import {
   variant,
   type Answer,
   type Exchange,
-  type Probe,
-} from './probe.js';
-import type { Check, Targets, Tokens, Verdict } from './types.js';
+} from '../../probe.js';
+import type { Check, Verdict } from '../../types.js';
+import type { Targets, Tokens } from './types.js';
+import type { CallbackProbe } from './wire.js';
 
 /**
  * The checks of the partner's callbacks (platform-contract.md §4), made as the platform makes its
@@ -36,7 +37,7 @@ export const CONCURRENT_SENDS = 20;
 export const OVERSIZE_BYTES = 1024 * 1024;
 
 export interface CallbackContext {
-  probe: Probe;
+  probe: CallbackProbe;
   targets: Targets;
   tokens: Tokens;
   /**
@@ -102,7 +103,7 @@ async function send(ctx: CallbackContext, label: string, body: Record<string, un
   return answer;
 }
 
-const withoutToken = (ctx: CallbackContext, label: string, req: Parameters<Probe['request']>[0]) =>
+const withoutToken = (ctx: CallbackContext, label: string, req: Parameters<CallbackProbe['request']>[0]) =>
   ctx.probe.send(label, variant(ctx.probe.request(req), { authorization: undefined }));
 
 /** The same answer: status and body (as JSON when it is JSON, else byte for byte). */

@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { PARTNER_SECRET_HEADER, TERMINAL_REPORT_STATUSES, type PartnerKind } from '../contract/decisions.js';
-import { parseJsonAnswer } from '../contract/partner-calls.js';
-import { Partner, ReportUpdate, TestItem, type PartnerRequest } from '../contract/schemas.js';
-import { SEED_API_TOKENS, SEED_CANDIDATES } from '../mock-platform/seed.js';
-import { startMockPlatform } from '../mock-platform/server.js';
+import { PARTNER_SECRET_HEADER, TERMINAL_REPORT_STATUSES, type PartnerKind } from '../../../contract/decisions.js';
+import { parseJsonAnswer } from '../../../contract/partner-calls.js';
+import { Partner, ReportUpdate, TestItem, type PartnerRequest } from '../../../contract/schemas.js';
+import { SEED_API_TOKENS, SEED_CANDIDATES } from '../../../mock-platform/seed.js';
+import { startMockPlatform } from '../../../mock-platform/server.js';
+import type { Answer, Exchange } from '../../probe.js';
+import { ConformanceSetupError } from '../../run.js';
+import type { Check, Verdict } from '../../types.js';
 import { COMPANY_A, CONCURRENT_SENDS, sameAnswers } from './callback-checks.js';
-import type { Answer, Exchange } from './probe.js';
-import type { Check, PlatformOptions, PlatformSettings, Targets, Tokens, Verdict } from './types.js';
+import type { PlatformOptions, PlatformSettings, Targets, Tokens } from './types.js';
 
 /**
  * --mock: the bundled mock platform, started in this process, stands in for the platform. The
@@ -59,7 +61,8 @@ export interface RunningPlatform {
   close(): Promise<void>;
 }
 
-export class PlatformSetupError extends Error {
+/** The mock could not start, or refused the partner's record or a report: the run stops before it sends anything. */
+export class PlatformSetupError extends ConformanceSetupError {
   constructor(message: string) {
     super(message);
     this.name = 'PlatformSetupError';

@@ -3,7 +3,7 @@ import type { Targets } from './types.js';
 /**
  * What a run leaves in the partner under test, said before anything is sent: the checker acts as
  * the platform, so its sends are real invitations there, and in the vendor's product behind it.
- * Kept beside the checks it counts (callback-checks.ts, platform.ts, results-checks.ts): a check
+ * Kept beside the checks it counts (callback-checks.ts, mock.ts, ../../results-checks.ts): a check
  * that creates something more says so here.
  */
 
