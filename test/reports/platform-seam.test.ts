@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../../src/partner/config.js';
 import { bearerToken } from '../../src/lib/http/authorization.js';
 import { definePlatform, platformsOf, type PlatformDefinition } from '../../src/partner/platforms/index.js';
 import { flowHarness } from '../invitations/support.js';
+import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 
 /**
  * The platform seam as a platform of a fork's own uses it (docs/platforms.md): one definition with
@@ -58,6 +59,7 @@ function migrations(): { dir: string; postgresDir: string } {
 }
 
 const ACME = 'acme-ats';
+const RESULTS_SECRET = 'acme-results-secret-0123456789abcdef0123';
 
 function acmeAts(): PlatformDefinition {
   return definePlatform({
@@ -78,7 +80,7 @@ function acmeAts(): PlatformDefinition {
           const account = token === undefined ? undefined : await context.core.accounts.authenticate(token);
           if (!account) return void res.status(401).json({ error: 'Invalid token' });
           const body = req.body as { order: string; test: string; email: string };
-          const reportId = randomUUID();
+          const reportId = (req.body as { id?: string }).id ?? randomUUID();
           const outcome = await context.createInvitation({
             reportId,
             accountId: account.id,
@@ -129,7 +131,7 @@ describe('a platform of its own, through the seam', () => {
   });
   afterAll(() => api.close());
   beforeEach(async (context) => {
-    h = await flowHarness({ platforms: [acmeAts()], env: { ACME_ATS_URL: url } });
+    h = await flowHarness({ platforms: [acmeAts()], env: { ACME_ATS_URL: url, VENDOR_RESULTS_SECRET: RESULTS_SECRET } });
     customer = await h.customer('Acme', ['JavaScript fundamentals'], null);
     api.received.length = 0;
     api.answers.length = 0;
@@ -236,6 +238,34 @@ describe('a platform of its own, through the seam', () => {
       status: 'dead',
       last_error: 'The request could not be made: the customer has no Acme ATS key',
     });
+  });
+
+  it('names its reports by its own ids where it names the order: the results endpoint and the links take them', async () => {
+    await h.connections.setCredential(customer.accountId, ACME, 'acme-key-0123456789');
+    const res = await request(h.app)
+      .post('/acme-ats/orders')
+      .set('Authorization', `Bearer ${customer.token}`)
+      .send({ id: 'acme:ORD-77', order: 'ORD-77', test: String(customer.tests[0]!.id), email: 'ada@example.com' });
+    expect(res.status).toBe(201);
+    await h.starter.runOnce();
+    const raw = JSON.stringify({ status: 'completed', score: '91' });
+    const posted = await request(h.app)
+      .post('/vendor/reports/acme:ORD-77/result')
+      .set('content-type', 'application/json')
+      .set(VENDOR_SIGNATURE_HEADER, signVendorResult(RESULTS_SECRET, 'acme:ORD-77', raw, Math.floor(h.clock.now() / 1000)))
+      .send(raw);
+    expect(posted.status).toBe(200);
+    expect(await h.row('SELECT status, score FROM invitations WHERE report_id = ?', 'acme:ORD-77')).toEqual({ status: 'completed', score: '91' });
+    expect(h.links.verify('results', new URL(h.links.resultsUrl('acme:ORD-77')).searchParams.get('token'))).toEqual({ ok: true, reportId: 'acme:ORD-77' });
+    // Still no path, space or other character a URL or a log would read otherwise.
+    for (const id of ['a%20b', '..%2Fx', '-x']) {
+      const refused = await request(h.app)
+        .post(`/vendor/reports/${id}/result`)
+        .set('content-type', 'application/json')
+        .set(VENDOR_SIGNATURE_HEADER, signVendorResult(RESULTS_SECRET, decodeURIComponent(id), raw, Math.floor(h.clock.now() / 1000)))
+        .send(raw);
+      expect(refused.status, id).toBe(404);
+    }
   });
 
   it('progress is queued only for a platform that hears it: the hiring platform\'s invitation gets none', async () => {

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Clock } from '../../lib/clock.js';
-import { ReportId } from '../../contract/schemas.js';
+import { KitReportId } from './report-id.js';
 
 /**
  * Signed links to an invitation: the candidate's (to take the test) and the recruiter's (the
@@ -66,7 +66,7 @@ export function invitationLinks(deps: {
         });
         // Every link this kit signs expires; one without `exp` was not made here.
         if (typeof claims !== 'object' || typeof claims.exp !== 'number') return { ok: false, reason: 'invalid' };
-        const reportId = ReportId.safeParse(claims.sub);
+        const reportId = KitReportId.safeParse(claims.sub);
         return reportId.success ? { ok: true, reportId: reportId.data } : { ok: false, reason: 'invalid' };
       } catch (err) {
         return { ok: false, reason: err instanceof jwt.TokenExpiredError ? 'expired' : 'invalid' };

@@ -1,11 +1,12 @@
 import express, { Router, type Request, type Response } from 'express';
 import { NOTICE_LIMITS, type PlatformNoticeStore } from '../platforms/notices.js';
-import type { Platform } from '../platforms/platform.js';
+import type { Platform, PlatformDefinition } from '../platforms/platform.js';
+import { maskedCredential, type Connection, type ConnectionStore } from '../connections/store.js';
 import { z } from 'zod';
 import type { AccountStore, AccountSummary } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
-import { ReportId } from '../../contract/schemas.js';
+import { KitReportId } from '../invitations/report-id.js';
 import type { Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
@@ -39,6 +40,10 @@ export interface DashboardDeps {
   notices: Pick<PlatformNoticeStore, 'byAccount'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
   platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
+  /** The accounts' connections to platforms, shown with each account: company ids, credentials masked. */
+  connections: Pick<ConnectionStore, 'ofAccounts'>;
+  /** What each platform's definition says of its credential (`PlatformDefinition.credential`): its name, and whether updates need it. */
+  credentials: readonly Pick<PlatformDefinition, 'name' | 'credential'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
   /** The vendor's name, in the header and the window's title. */
   vendorName?: string;
@@ -127,7 +132,7 @@ export function dashboard(deps: DashboardDeps): Router {
     done(req, res, ok ? yes : no);
   };
   const reportIdOf = (req: Request) => {
-    const id = ReportId.safeParse(req.params.reportId);
+    const id = KitReportId.safeParse(req.params.reportId);
     if (!id.success) throw notFound('Unknown report');
     return id.data;
   };
@@ -146,7 +151,7 @@ export function dashboard(deps: DashboardDeps): Router {
       pageTitle: 'Dashboard',
       platforms: deps.platforms,
       mailSettings: deps.mailSettings,
-      ...(await accountsView(accounts, listed)),
+      ...(await accountsView(accounts, listed, { connections: deps.connections, platforms: deps.platforms, credentials: deps.credentials })),
       invitations: listed,
       invitationFilter,
       updates: await updates.recent({ status: updateFilter, limit: 100 }),
@@ -290,6 +295,38 @@ function mailContent(
 }
 
 /**
+ * An account's connections as the overview shows them: each platform's company id and the
+ * customer's credential, masked (`••••wxyz`, never the credential), with when it was set; and
+ * `missing`, each platform whose updates need a credential (`credential.required`) the account has
+ * none for while it uses that platform — connected to it, or with an invitation of it on the page:
+ * its updates there cannot be delivered. An account that never used a platform is not flagged for it.
+ */
+function connectionsView(
+  accountId: number,
+  connected: readonly Connection[],
+  listed: readonly Invitation[],
+  { platforms, credentials }: Pick<DashboardDeps, 'platforms' | 'credentials'>,
+) {
+  const labelOf = (name: string) => platforms.find((p) => p.name === name)?.label ?? name;
+  const credentialOf = (name: string) => credentials.find((d) => d.name === name)?.credential;
+  const own = connected.filter((c) => c.accountId === accountId);
+  const shown = own.map((c) => ({
+    platform: c.platform,
+    label: labelOf(c.platform),
+    companyId: c.companyId,
+    credentialLabel: credentialOf(c.platform)?.label ?? 'credential',
+    credential: maskedCredential(c),
+    credentialSetAt: c.credentialSetAt,
+  }));
+  const missing = credentials
+    .filter((d) => d.credential?.required)
+    .filter((d) => !own.some((c) => c.platform === d.name && c.hasCredential))
+    .filter((d) => own.some((c) => c.platform === d.name) || listed.some((i) => i.accountId === accountId && i.platform === d.name))
+    .map((d) => ({ platform: d.name, label: labelOf(d.name), credentialLabel: d.credential!.label }));
+  return { connections: shown, missing };
+}
+
+/**
  * Reports from platforms the overview lists: per account, so that one customer's many reports
  * cannot hide another's — the accounts that reported last, each with its newest few.
  */
@@ -300,15 +337,23 @@ const ACCOUNTS_SHOWN = 100;
 
 /**
  * The accounts as the overview shows them: each with its connection and the key ids of the tokens
- * that still work, and, for a platform company connected to several accounts (a recruiter replaced
- * the token with another account's), which account its latest listed invitation came in through:
- * the one the platform uses now.
+ * that still work, its connections to platforms (`connectionsView`), and, for a platform company
+ * connected to several accounts (a recruiter replaced the token with another account's), which
+ * account its latest listed invitation came in through: the one the platform uses now.
  */
-async function accountsView(accounts: AccountStore, listed: readonly Invitation[]) {
+async function accountsView(
+  accounts: AccountStore,
+  listed: readonly Invitation[],
+  platforms: Pick<DashboardDeps, 'connections' | 'platforms' | 'credentials'>,
+) {
   // A vendor may have 100,000 customers: the page shows the newest (oldest of them first, as the
   // accounts were created), and reads only what it shows.
+  const newest = (await accounts.newest(ACCOUNTS_SHOWN)).reverse();
+  const connected = await platforms.connections.ofAccounts(newest.map((a) => a.id));
   const list = [];
-  for (const a of (await accounts.newest(ACCOUNTS_SHOWN)).reverse()) list.push({ ...a, tokens: await accounts.activeTokens(a.id) });
+  for (const a of newest) {
+    list.push({ ...a, tokens: await accounts.activeTokens(a.id), platforms: connectionsView(a.id, connected, listed, platforms) });
+  }
   const byCompany = new Map<number, AccountSummary[]>();
   for (const a of await accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
   const shared = [...byCompany].map(([companyId, connected]) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { isoAt, type Clock } from '../../lib/clock.js';
 import { REPORT_SCORE_MAX_LENGTH, REPORT_SCORE_TOO_LONG } from '../../contract/decisions.js';
-import { ReportId, ReportProperty, text } from '../../contract/schemas.js';
+import { ReportProperty, text } from '../../contract/schemas.js';
+import { KitReportId } from '../invitations/report-id.js';
 import type { InvitationLifecycle, ProgressStage, ReportOutcome } from '../invitations/lifecycle.js';
 import type { ResultDetail } from '../invitations/result.js';
 
@@ -81,7 +82,7 @@ export function vendorReports(deps: {
   clock: Clock;
 }): VendorReports {
   const { lifecycle, clock } = deps;
-  const known = (reportId: string) => ReportId.safeParse(reportId).success;
+  const known = (reportId: string) => KitReportId.safeParse(reportId).success;
 
   const finish = (status: 'completed' | 'failed') => async (reportId: string, result: VendorResult): Promise<ReportOutcome> => {
     const at = result.completedAt;

@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
-import { ReportId } from '../../contract/schemas.js';
+import { KitReportId } from '../invitations/report-id.js';
 import { badRequest, conflict, notFound, unauthorized, unprocessable } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { parseOr422 } from '../../lib/http/validate.js';
@@ -85,7 +85,7 @@ export function registerVendorResults(app: Express, deps: VendorResultsDeps): vo
       logger.warn({ reason: signed.reason }, 'vendor result refused: signature');
       throw unauthorized(SIGNATURE_PROBLEMS[signed.reason]);
     }
-    const reportId = ReportId.safeParse(req.params.reportId);
+    const reportId = KitReportId.safeParse(req.params.reportId);
     if (!reportId.success) throw notFound('Unknown report');
     let json: unknown;
     try {
