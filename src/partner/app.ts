@@ -153,6 +153,8 @@ export function createApp(deps: AppDeps): Express {
         admin: web.admin,
         publicUrl: web.publicUrl,
         platforms: deps.platforms,
+        connections: deps.core.connections,
+        credentials: deps.platformDefinitions ?? [],
         notices: deps.core.notices,
         mailSettings: web.mailSettings,
         vendorName,
