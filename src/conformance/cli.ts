@@ -57,7 +57,7 @@ export function commandOptions(platforms: readonly CheckerPlugin[]): Record<stri
   return table;
 }
 
-/** `hiring-platform`, `hiring-platform or greenhouse`, `a, b or c`. */
+/** `a`, `a or b`, `a, b or c`. */
 const oneOf = (words: readonly string[]) => (words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`);
 
 /** `To start the bundled mock platform, give --mock.`: what a bare `--platform` once meant. */
@@ -121,7 +121,8 @@ export function usageText(platforms: readonly CheckerPlugin[] = CHECKERS): strin
     `Usage: npm run conformance -- [--platform ${first!.name}] ${first!.usage.synopsis}`,
     ...rest.map((p) => `       npm run conformance -- --platform ${p.name} ${p.usage.synopsis}`),
   ];
-  const names = platforms.map((p, i) => `${p.name} (${p.label}${i === 0 ? ', the default' : ''}; ${p.contract})`);
+  const width = Math.max(...platforms.map((p) => p.name.length)) + 2;
+  const names = platforms.map((p, i) => `${' '.repeat(COLUMN + 2)}${p.name.padEnd(width)}${p.label}, ${p.contract}${i === 0 ? ' (the default)' : ''}`);
   const sections = platforms.map((p) =>
     [wrap(`--platform ${p.name}: ${p.label}, ${p.contract}. It calls the partner ${p.calls}.`, '', ''), p.usage.lines, ...sharedLinesOf(p)].join('\n'),
   );
@@ -131,7 +132,8 @@ Drives a partner server over HTTP as a platform does and checks every answer aga
 platform's contract: one line per check, then "N passed, M failed". Exit code 0 when every
 check passed, 1 when one failed, 2 for wrong arguments.
 
-${optionLine('--platform NAME', `the platform whose contract is checked, one of: ${names.join(', ')}. Each one's options follow.`)}
+${optionLine('--platform NAME', 'the platform whose contract is checked, one of these (their options below):')}
+${names.join('\n')}
 
 ${sections.join('\n\n')}
 
@@ -154,7 +156,8 @@ ${[
 
 /**
  * `--platform` names a platform: given bare (followed by another option, or by nothing), it is
- * what `--platform` meant before it took a name, "also start the mock platform" (now `--mock`).
+ * what `--platform` meant before it took a name, "also start the mock platform" (now the option of
+ * the platform whose mock it is).
  */
 function refuseBarePlatform(argv: readonly string[], platforms: readonly CheckerPlugin[]): void {
   argv.forEach((arg, i) => {
@@ -246,7 +249,7 @@ export function formatResult(r: CheckResult): string {
 export const summaryLine = (results: readonly CheckResult[]): string =>
   `${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length} failed`;
 
-/** `○ not run (give --mock): 11 checks platform.*` — one line per reason. */
+/** `○ not run (give --results-secret): 12 checks results.*` — one line per reason. */
 export function notRunLines(notRun: ConformanceRun['notRun']): string[] {
   const byWhy = new Map<string, string[]>();
   for (const { id, why } of notRun) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
