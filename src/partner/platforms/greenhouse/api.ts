@@ -1,5 +1,6 @@
 import { BODY_ERRORS, error, EXAMPLE_GREENHOUSE_INTERVIEW, R1, UNKNOWN_REPORT } from '../../api-examples.js';
 import type { PlatformApi } from '../platform.js';
+import { NOTICE_LIMITS } from '../notices.js';
 import { GREENHOUSE_PATH } from './routes.js';
 import { ListTestsAnswer, ResponseErrorAnswer, ResponseErrorBody, SendTestAnswer, SendTestBody, TestStatusAnswer, TestStatusQuery } from './wire.js';
 
@@ -176,6 +177,10 @@ export function greenhouseApi(): PlatformApi {
         ...BODY_ERRORS,
         ...AUTH_ERRORS,
         422: error('`api_call` or `errors` is missing or invalid.'),
+        429: error(
+          `More than ${NOTICE_LIMITS.perWindow} reports from this key's account within ${NOTICE_LIMITS.windowMs / 1000} s; ` +
+            '`Retry-After` says when another is taken. Each account keeps its newest reports only (docs/greenhouse.md §2).',
+        ),
       },
       examples: [
         {
