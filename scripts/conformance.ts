@@ -4,8 +4,9 @@
  *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--results-secret <S>] [--mock] [--yes]
  *   npm run conformance -- --platform greenhouse http://127.0.0.1:3000/greenhouse --key <K> [--other-key <L>] [--results-secret <S>] [--yes]
  *
- * `--help` lists the options; docs/conformance.md describes every check. The checker itself is
- * src/conformance/.
+ * `--platform <name>` picks one of the platforms the checker registers
+ * (src/conformance/platforms/index.ts); `--help` lists them and each one's options;
+ * docs/conformance.md describes every check. The checker itself is src/conformance/.
  */
 import { isEntryPoint, processOutput } from '../src/lib/cli.js';
 import { conformanceCli } from '../src/conformance/cli.js';
