@@ -79,7 +79,10 @@ describe('ENV_FILE', () => {
     rmSync(path.join(dir, 'first.db'), { force: true });
     const server = run('src/partner/server.ts', [], { ENV_FILE: 'staging.env', PORT: '0' });
     // Started anyway (on .env, or on nothing): stopped at once, and the test fails below.
-    void server.port.then(() => server.child.kill('SIGTERM'));
+    void server.port.then(
+      () => server.child.kill('SIGTERM'),
+      () => undefined,
+    );
     expect(await server.exited).toBe(78);
     expect(server.output().trim()).toBe(`ENV_FILE: cannot read the settings file ${path.join(dir, 'staging.env')}: there is no such file`);
     expect(existsSync(path.join(dir, 'first.db'))).toBe(false);
