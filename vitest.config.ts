@@ -19,7 +19,7 @@ if (scratch.TMPDIR) process.env.TMPDIR = scratch.TMPDIR;
  * test/postgres, what only PostgreSQL allows (several instances on one database). The mock
  * platform's and the repository's have no partner database.
  */
-const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/postgres'];
+const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/platforms/ashby', 'test/postgres'];
 /**
  * Files of the folders not in ON_BOTH that run on PostgreSQL too: the conformance checker's run
  * against the kit's Greenhouse routes, whose invitations, sealed keys and PATCH outbox are the

@@ -14,6 +14,8 @@ export const ASHBY_API_DEFAULT = 'https://api.ashbyhq.com';
 export const AshbyApiUrl = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
   .superRefine((value, ctx) => {
+    // Not a URL: said by the check above (zod runs the refinements of a failed check too).
+    if (!URL.canParse(value)) return;
     const url = new URL(value);
     if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not hold a user name or password: the customer\'s key is sent as the Basic credentials' });
     if (url.search || url.hash) ctx.addIssue({ code: 'custom', message: 'must not hold a query or a fragment' });
