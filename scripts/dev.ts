@@ -1,9 +1,9 @@
 /**
  * `npm run dev`: the whole sandbox in one command. Starts the mock platform and the partner server
  * (with the demo account), registers the partner with the mock, integrates the sandbox company
- * "Acme Corp" with the demo customer's token, configures the mock's Greenhouse company "Initech"
- * with the partner's URL and the same token as its API key, and prints where to click. Ctrl-C
- * stops both.
+ * "Acme Corp" with the demo customer's token, connects the sandbox company of every other platform
+ * the mock plays (its plugins, src/mock-platform/platforms/) to the partner with the same token,
+ * and prints where to click. Ctrl-C stops both.
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
  * restarts; so does the mock's, a file beside it (./data/partner.mock.db, or MOCK_DATABASE_PATH),
@@ -24,7 +24,7 @@ import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
-import { GREENHOUSE_CANDIDATES, GREENHOUSE_COMPANY } from '../src/mock-platform/greenhouse/seed.js';
+import { mockPlatforms } from '../src/mock-platform/platforms/index.js';
 import { main, servedPlatforms } from '../src/partner/server.js';
 import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
@@ -37,7 +37,8 @@ import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 const USAGE = `Usage: npm run dev [-- --reset]
 
 Starts the mock platform and the partner server, registers the partner with the mock,
-integrates the sandbox company Acme Corp and configures the Greenhouse company Initech. Both keep their state in files (the partner's database,
+integrates the sandbox company Acme Corp and connects the sandbox company of each other platform
+the mock plays (${mockPlatforms().map((p) => p.label).join(', ')}). Both keep their state in files (the partner's database,
 and the mock's beside it: ./data/partner.mock.db); --reset deletes both first, for a fresh sandbox.
 It reads the environment (and .env):
 
@@ -51,7 +52,6 @@ It reads the environment (and .env):
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
 const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
-const GREENHOUSE_CANDIDATE = GREENHOUSE_CANDIDATES[0];
 
 const DevEnv = z.object({
   PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
@@ -67,8 +67,11 @@ export interface Sandbox {
   kind: PartnerKind;
   /** How the sandbox company's integration went; the sandbox runs either way. */
   integration: { ok: true } | { ok: false; message: string };
-  /** How configuring the Greenhouse company went (the partner's URL, the demo token as its API key). */
-  greenhouse: { ok: true } | { ok: false; message: string };
+  /**
+   * How connecting each other platform's sandbox company went (the partner's URL, the demo token),
+   * by the name of its plugin.
+   */
+  platforms: Readonly<Record<string, { ok: true } | { ok: false; message: string }>>;
   close(): Promise<void>;
 }
 
@@ -95,7 +98,8 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
   }
   // The vendor's module may add platforms of its own: their settings are read with the kit's.
   const platforms = await servedPlatforms();
-  const base = loadConfig({ ...present, LOG_FORMAT: logFormat }, platforms);
+  // Each platform the mock plays points the partner at it; its address is known once it listens.
+  const base = loadConfig({ ...present, ...pluginSettings('http://127.0.0.1'), LOG_FORMAT: logFormat }, platforms);
   const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
   if (options.reset) {
     for (const file of sqliteFiles(mockDatabase)) rmSync(file, { force: true });
@@ -135,9 +139,11 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
     const registered = await register(manifest);
 
     // The platform's URL, the codename, the secret and the registered kind are what the partner
-    // needs to send report updates the platform accepts.
+    // needs to send report updates the platform accepts; each other platform's settings point at
+    // the mock playing it.
     const config = loadConfig({
       ...partnerEnv,
+      ...pluginSettings(mock.url),
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: dev.data.PARTNER_CODENAME,
       PARTNER_SECRET: registered.partner.secret,
@@ -152,7 +158,10 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
 
     const demo = demoToken(config.databasePath);
     const integration = demo.ok ? await integrate(mock.url, dev.data.PARTNER_CODENAME, demo) : demo;
-    const greenhouse = demo.ok ? await configureGreenhouse(mock.url, registered.partner.name, partner.publicUrl, demo.token) : demo;
+    const connected: Record<string, Sandbox['platforms'][string]> = {};
+    for (const plugin of mockPlatforms()) {
+      connected[plugin.name] = demo.ok ? await connectPlatform(mock.url, plugin.name, { url: partner.publicUrl, name: registered.partner.name, token: demo.token }) : demo;
+    }
     return {
       partnerUrl,
       mockUrl: mock.url,
@@ -160,7 +169,7 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
       partnerName: registered.partner.name,
       kind: registered.partner.kind,
       integration,
-      greenhouse,
+      platforms: connected,
       close,
     };
   } catch (err) {
@@ -237,17 +246,21 @@ async function integrate(mockUrl: string, codename: string, demo: Extract<DemoTo
   };
 }
 
+/** What each platform the mock plays needs in the partner's settings to reach it there (their `dev.partnerSettings`). */
+function pluginSettings(mockUrl: string): Record<string, string> {
+  return Object.assign({}, ...mockPlatforms().map((p) => p.dev?.partnerSettings?.(mockUrl) ?? {}));
+}
+
 /**
- * Configures the mock's Greenhouse company as Greenhouse's partnerships team would: the partner's
- * name and base URL (its endpoints under `/greenhouse/`), and the demo customer's token as the API
- * key (docs/greenhouse.md: the key is the kit's customer token). Greenhouse has no call that checks
- * a key, so nothing reaches the partner here.
+ * Connects a platform's sandbox company to the partner, as its customer would on that platform
+ * (what that is, each plugin says: its `connect`), with the demo customer's token, through the
+ * mock's `POST /_mock/platforms/{name}/connect`.
  */
-async function configureGreenhouse(mockUrl: string, name: string, partnerUrl: string, token: string): Promise<Sandbox['greenhouse']> {
-  const res = await request(`${mockUrl}/api/greenhouse/companies/${GREENHOUSE_COMPANY.id}/partner`, {
+async function connectPlatform(mockUrl: string, platform: string, partner: { url: string; name: string; token: string }): Promise<Sandbox['platforms'][string]> {
+  const res = await request(`${mockUrl}/_mock/platforms/${platform}/connect`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name, api_key: token, base_url: partnerUrl }),
+    body: JSON.stringify({ partner_url: partner.url, partner_name: partner.name, token: partner.token }),
     signal: AbortSignal.timeout(15_000),
   });
   const body = (await res.body.json().catch(() => ({}))) as { error?: string };
@@ -258,7 +271,6 @@ async function configureGreenhouse(mockUrl: string, name: string, partnerUrl: st
 export function banner(s: Sandbox): string {
   const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
   const candidate = `${company}/candidates/${SANDBOX_CANDIDATE.id}`;
-  const greenhouseCompany = `${s.mockUrl}/greenhouse/companies/${GREENHOUSE_COMPANY.id}`;
   const wording = KIND_WORDING[s.kind];
   const steps =
     s.kind === 'assessment'
@@ -282,15 +294,21 @@ export function banner(s: Sandbox): string {
           `     click "Record result: clear…" or "Record result: adverse…" and confirm — the report turns completed or failed.`,
           `  6. See every call between platform and partner at ${s.mockUrl}/calls.`,
         ];
+  // Each other platform the mock plays: its link among the addresses, its steps after the hiring platform's.
+  const others = mockPlatforms().flatMap((plugin) => {
+    const connected = s.platforms[plugin.name];
+    return plugin.dev && connected ? [plugin.dev.banner({ mockUrl: s.mockUrl, partnerName: s.partnerName, connected })] : [];
+  });
+  const address = (label: string, url: string) => `  ${label.padEnd(26)}  ${url}`;
   return [
     '',
     `Sandbox ready (${wording.title.toLowerCase()} partner).`,
     '',
-    `  Mock platform (sandbox UI)  ${s.mockUrl}`,
-    `  Partner server              ${s.partnerUrl}`,
-    `  Partner dashboard           ${s.partnerUrl}/admin  (admin / admin in development)`,
-    `  Call history                ${s.mockUrl}/calls`,
-    `  Greenhouse company          ${s.mockUrl}/greenhouse/companies/${GREENHOUSE_COMPANY.id}`,
+    address('Mock platform (sandbox UI)', s.mockUrl),
+    address('Partner server', s.partnerUrl),
+    address('Partner dashboard', `${s.partnerUrl}/admin  (admin / admin in development)`),
+    address('Call history', `${s.mockUrl}/calls`),
+    ...others.map((o) => address(o.link.label, o.link.url)),
     '',
     s.integration.ok
       ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
@@ -298,14 +316,7 @@ export function banner(s: Sandbox): string {
     '',
     ...steps,
     '',
-    s.greenhouse.ok
-      ? `On Greenhouse, ${GREENHOUSE_COMPANY.name} has configured ${s.partnerName} (its /greenhouse/ endpoints, the same token as API key):`
-      : `Configuring the Greenhouse company ${GREENHOUSE_COMPANY.name} failed: ${s.greenhouse.message}`,
-    `  1. Open ${greenhouseCompany}, click "List tests" and pick one for the Take-Home Test stage.`,
-    `  2. Open ${greenhouseCompany}/candidates/${GREENHOUSE_CANDIDATE.id} (${GREENHOUSE_CANDIDATE.firstName} ${GREENHOUSE_CANDIDATE.lastName}) and click "Send Test".`,
-    '  3. Take the test from the invitation: the partner PATCHes the mock, which reads test_status and',
-    '     shows the score, the results link and the metadata ("Check status now" reads it again).',
-    '',
+    ...others.flatMap((o) => [...o.steps, '']),
     'Ctrl-C stops both servers.',
     '',
   ].join('\n');

@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,11 +26,7 @@ import { companyStore } from './companies/store.js';
 import type { PlatformEvents } from './events.js';
 import { injectFault } from './faults/middleware.js';
 import { faultsRouter } from './faults/routes.js';
-import { faultStore } from './faults/store.js';
-import { greenhouseClient } from './greenhouse/client.js';
-import { greenhouseRouter } from './greenhouse/routes.js';
-import { greenhouse as createGreenhouse } from './greenhouse/service.js';
-import { greenhouseStore } from './greenhouse/store.js';
+import { faultStore, PLATFORM_CALLBACKS } from './faults/store.js';
 import { mailLog, type MailLog } from './mail.js';
 import { integrationStore } from './marketplace/integrations.js';
 import { partnerClient } from './marketplace/partner-client.js';
@@ -38,12 +34,16 @@ import { marketplaceRouter } from './marketplace/routes.js';
 import { marketplace as createMarketplace } from './marketplace/service.js';
 import { openApiRouter } from './openapi/routes.js';
 import { partnersRouter } from './partners/routes.js';
+import { checkPlugins } from './platforms/assemble.js';
+import { mockPlatforms } from './platforms/index.js';
+import type { PlatformPlugin, PlatformSide } from './platforms/plugin.js';
+import { platformsRouter } from './platforms/routes.js';
 import { partnerStore } from './partners/store.js';
 import { reportsRouter } from './reports/routes.js';
 import { sentReportsRouter } from './reports/sent-elsewhere.js';
 import { reportStore } from './reports/store.js';
 import { sandboxRouter } from './sandbox/routes.js';
-import { SANDBOX_ASSETS_DIR } from './sandbox/views.js';
+import { loadPluginViews, SANDBOX_ASSETS_DIR } from './sandbox/views.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { webhooksRouter } from './webhooks/routes.js';
 
@@ -73,6 +73,19 @@ export interface MockPlatformDeps {
   publicUrl?: string;
   /** Where careers-site applications' files are kept. */
   uploadsDir?: string;
+  /**
+   * The platforms it plays besides the hiring platform (platforms/): the registry's by default.
+   * `db` must have been opened with the same (`openMockDb(file, platforms)`): their tables.
+   */
+  platforms?: readonly PlatformPlugin[];
+}
+
+/** The app, and the platform plugins made in it (their scripted recruiters, their workers). */
+export interface BuiltMockPlatform {
+  app: Express;
+  platforms: ReadonlyMap<string, PlatformSide>;
+  /** Wakes the background work: the webhooks' worker and each plugin's (after the clock moved). */
+  wake(): void;
 }
 
 /** Shared by every mock built without an uploads folder of its own (tests that upload nothing). */
@@ -88,15 +101,22 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /photos/…             candidates' thumbnails (photo_thumb_url)
- *   /integrations/testing_partners/take_home_tests/{id}   Greenhouse: the partner's PATCH (docs/greenhouse.md)
- *   /api/greenhouse/…     Greenhouse: a company's partner key and URLs, as JSON
  *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock,
- *                         reports sent outside the marketplace
- *   /                     the sandbox UI (server-rendered forms), the Greenhouse company's pages under /greenhouse
+ *                         reports sent outside the marketplace; /_mock/platforms/…, each plugin's recruiter
+ *   /                     the sandbox UI (server-rendered forms)
+ *
+ * and what each platform plugin mounts (platforms/plugin.ts): the endpoints the partner calls on
+ * that platform, its own JSON API, its pages — none of them named here.
  */
 export function createMockPlatform(deps: MockPlatformDeps): Express {
+  return buildMockPlatform(deps).app;
+}
+
+/** `createMockPlatform`, with the plugins' sides as made in it. */
+export function buildMockPlatform(deps: MockPlatformDeps): BuiltMockPlatform {
   const { db, clock, logger } = deps;
+  const plugins = checkPlugins(deps.platforms ?? mockPlatforms());
   const bodyLimitBytes = deps.bodyLimitBytes ?? 256 * 1024;
   const mail = deps.mail ?? mailLog(db, clock);
   const webhooks = deps.webhooks ?? mockWebhooks({ db, clock, logger, mail, dispatcher: deps.dispatcher });
@@ -119,7 +139,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
   const reports = reportStore(db, clock);
   const integrations = integrationStore(db, clock);
   const calls = callLog(db, clock);
-  const faults = faultStore(clock);
+  const faults = faultStore(clock, [...PLATFORM_CALLBACKS, ...plugins.flatMap((p) => p.callbacks ?? [])]);
   const client = partnerClient({
     calls,
     timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
@@ -127,15 +147,29 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     faults,
   });
   const marketplace = createMarketplace({ companies, partners, integrations, reports, client });
-  const greenhouseTables = greenhouseStore(db, clock);
-  const greenhouse = createGreenhouse({
-    store: greenhouseTables,
-    client: greenhouseClient({ calls, timeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS, dispatcher: deps.dispatcher, faults }),
-    publicUrl,
-    onBackgroundError: (err, testId) => logger.error({ err, testId }, 'Greenhouse status check failed'),
-  });
   // Every endpoint a partner calls is logged and can be given faults, under one name.
   const endpoint = (name: string): RequestHandler[] => [inboundLog(calls, logger, name), injectFault(faults, name)];
+  const made = plugins.map((plugin) => {
+    if (plugin.views) loadPluginViews(plugin.name, plugin.views);
+    const side = plugin.create({
+      db,
+      clock,
+      logger,
+      publicUrl,
+      calls,
+      faults,
+      callbackTimeoutMs: deps.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
+      dispatcher: deps.dispatcher,
+      bodyLimitBytes,
+      endpoint,
+    });
+    return { plugin, side };
+  });
+  const sides = made.map((m) => m.side);
+  const wake = () => {
+    webhooks.kick();
+    for (const side of sides) side.worker?.wake();
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -148,7 +182,7 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
     res.json({ ok: true });
   });
   // The partners' API as OpenAPI 3.1 (/openapi.json) and its Redoc page (/api-reference).
-  app.use(openApiRouter({ publicUrl }));
+  app.use(openApiRouter({ publicUrl, platforms: plugins }));
 
   app.use('/api/p', partnersRouter({ partners, tokens, endpoint, bodyLimitBytes }));
   app.use(
@@ -177,13 +211,18 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       kick: webhooks.kick,
     }),
   );
-  app.use(greenhouseRouter({ greenhouse, endpoint, bodyLimitBytes }));
+  for (const { side } of made) {
+    const router = Router();
+    side.mount(router);
+    app.use(router);
+  }
   app.use('/photos', photosRouter(db));
   app.use('/_mock/api-tokens', apiTokensRouter({ tokens, companies }));
   app.use('/_mock/faults', faultsRouter(faults));
   app.use('/_mock/reports', sentReportsRouter({ partners, reports, companies }));
   app.use('/_mock/calls', callsRouter(calls));
-  app.use('/_mock/clock', clockRouter({ clock, wake: webhooks.kick }));
+  app.use('/_mock/clock', clockRouter({ clock, wake }));
+  app.use('/_mock/platforms', platformsRouter({ platforms: made, bodyLimitBytes }));
   app.get('/_mock/mail', (_req, res) => {
     res.json({ mail: mail.list() });
   });
@@ -216,13 +255,12 @@ export function createMockPlatform(deps: MockPlatformDeps): Express {
       pipeline,
       offers,
       webhooks,
-      greenhouse,
-      greenhouseTables,
+      platforms: sides,
       logger,
     }),
   );
 
   app.use(methodNotAllowed(app), notFoundHandler);
   app.use(errorHandler(logger));
-  return app;
+  return { app, platforms: new Map(made.map((m) => [m.plugin.name, m.side])), wake };
 }

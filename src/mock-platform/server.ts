@@ -7,14 +7,16 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Db } from '../lib/db.js';
 import { LOG_FORMATS, createLogger, logDestination, type LogFormat, type Logger } from '../lib/http/logger.js';
-import { createMockPlatform } from './app.js';
+import { buildMockPlatform, type createMockPlatform } from './app.js';
 import { seedCareers } from './careers/seed.js';
 import { adjustableClock, isAdjustable, type AdjustableClock } from './clock/adjustable.js';
 import { seedPlacements } from './companies/seed-placements.js';
 import { openMockDb } from './db.js';
-import { seedGreenhouse } from './greenhouse/seed.js';
 import type { PlatformEvents } from './events.js';
 import { mailLog } from './mail.js';
+import { checkPlugins } from './platforms/assemble.js';
+import { mockPlatforms } from './platforms/index.js';
+import type { PlatformPlugin, PlatformSide } from './platforms/plugin.js';
 import { SEED_API_TOKENS, SEED_COMPANIES, seedApiTokens, seedCompanies } from './seed.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { loadEnvFile } from '../lib/env-file.js';
@@ -39,10 +41,15 @@ export interface MockPlatformOptions {
   /** Webhook requests' timeout (10 s) and the rate limit's random draw; for tests. */
   webhookTimeoutMs?: number;
   random?: () => number;
-  /** Run the webhook worker (every second and after each event); default true. Tests that drive it leave it off. */
+  /**
+   * Run the background workers: the webhooks' (every second and after each event) and each platform
+   * plugin's; default true. Tests that drive the webhooks' leave it off.
+   */
   webhookWorker?: boolean;
-  /** Seed the sandbox's companies, members, candidates, API tokens, careers site and Greenhouse company (default true). */
+  /** Seed the sandbox's companies, members, candidates, API tokens, careers site and each platform plugin's world (default true). */
   seed?: boolean;
+  /** The platforms it plays besides the hiring platform (platforms/): the registry's by default. */
+  platforms?: readonly PlatformPlugin[];
   /** Where the mock is reached from outside (a proxy, a tunnel); the listening address by default. */
   publicUrl?: string;
   /** Careers applications' files: next to a database file, else a temporary folder removed on close. */
@@ -62,6 +69,8 @@ export interface RunningMockPlatform {
   logger: Logger;
   /** The platform's clock; `advance(ms)` moves it as `POST /_mock/clock` does. */
   clock: AdjustableClock;
+  /** The platform plugins as made in this mock, by name: their scripted recruiters (`/_mock/platforms/…`). */
+  platforms: ReadonlyMap<string, PlatformSide>;
   close(): Promise<void>;
 }
 
@@ -73,13 +82,14 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
   const logStream = options.logger ? undefined : logDestination(options.logFormat);
   const logger = options.logger ?? createLogger(options.logLevel ?? 'info', logStream, { server: 'mock' });
   const databasePath = options.databasePath ?? ':memory:';
-  const db = openMockDb(databasePath);
+  const plugins = checkPlugins(options.platforms ?? mockPlatforms());
+  const db = openMockDb(databasePath, plugins);
   if (options.seed ?? true) {
     seedCompanies(db, clock);
     seedApiTokens(db, clock);
     seedCareers(db, clock);
     seedPlacements(db, clock);
-    seedGreenhouse(db, clock);
+    for (const plugin of plugins) plugin.seed?.(db, clock);
   }
   // Uploads live next to a database file; an in-memory platform gets a folder that goes with it.
   const inMemory = databasePath === ':memory:';
@@ -117,7 +127,7 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     timeoutMs: options.webhookTimeoutMs,
     random: options.random,
   });
-  const app = createMockPlatform({
+  const { app, platforms } = buildMockPlatform({
     db,
     clock,
     logger,
@@ -129,9 +139,14 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
     logDestination: logStream,
     publicUrl: options.publicUrl ?? url,
     uploadsDir,
+    platforms: plugins,
   });
   serve(app);
-  if (options.webhookWorker ?? true) webhooks.start();
+  const workers = options.webhookWorker ?? true;
+  if (workers) {
+    webhooks.start();
+    for (const side of platforms.values()) side.worker?.start();
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -143,10 +158,11 @@ export async function startMockPlatform(options: MockPlatformOptions = {}): Prom
       await closed;
       clearTimeout(grace);
       await webhooks.stop();
+      if (workers) for (const side of platforms.values()) await side.worker?.stop();
       db.close();
       if (inMemory && options.uploadsDir === undefined) rmSync(uploadsDir, { recursive: true, force: true });
     })());
-  return { url, app, db, server, webhooks, uploadsDir, logger, clock, close };
+  return { url, app, db, server, webhooks, uploadsDir, logger, clock, platforms, close };
 }
 
 const NOT_A_PORT = 'must be a port number 0–65535';

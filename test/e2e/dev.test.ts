@@ -221,7 +221,7 @@ describe('npm run dev for each kind of partner', () => {
   it("the Greenhouse company comes configured with the partner's URL and the demo token as its key, and the banner and the sandbox's home link it", async () => {
     const sandbox = await startDev(path.join(dir, 'greenhouse.db'));
     try {
-      expect(sandbox.greenhouse).toEqual({ ok: true });
+      expect(sandbox.platforms).toEqual({ greenhouse: { ok: true } });
       const token = readFileSync(path.join(dir, 'greenhouse.db.demo-token'), 'utf8').trim();
       const configured = await request(sandbox.mockUrl).get('/api/greenhouse/companies/1/partner').expect(200);
       expect(configured.body.partner).toMatchObject({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../../lib/errors.js';
 import { jsonBody } from '../body-readers.js';
 import { parseOr422 } from '../../lib/http/validate.js';
-import { CALLBACK_ENDPOINTS, FAULT_TARGETS, type Fault, type FaultStore } from './store.js';
+import { FAULT_TARGETS, type Fault, type FaultStore } from './store.js';
 
 /** Longest injectable delay: long enough to outlast any client timeout a test wants to hit. */
 export const MAX_FAULT_DELAY_MS = 120_000;
@@ -19,7 +19,7 @@ export function faultSpecSchema(faults: FaultStore) {
       times: z.number().int().min(1).max(1000).default(1),
     })
     .superRefine((f, ctx) => {
-      const known: readonly string[] = f.target === 'callback' ? CALLBACK_ENDPOINTS : faults.endpoints();
+      const known: readonly string[] = f.target === 'callback' ? faults.callbacks() : faults.endpoints();
       if (!known.includes(f.endpoint)) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: `must be one of: ${known.join(', ')}` });
     })
     .refine((f) => f.status !== undefined || f.delayMs !== undefined || f.drop, {
@@ -37,7 +37,7 @@ export function faultsRouter(faults: FaultStore): Router {
   const router = Router();
 
   router.get('/', (_req, res) => {
-    res.json({ faults: faults.list().map(toJson), endpoints: faults.endpoints(), callbacks: CALLBACK_ENDPOINTS });
+    res.json({ faults: faults.list().map(toJson), endpoints: faults.endpoints(), callbacks: faults.callbacks() });
   });
 
   router.post('/', jsonBody(16 * 1024), (req, res) => {

@@ -10,27 +10,15 @@ import { isoAt } from '../../lib/clock.js';
  * The target says whose endpoint: `platform` (default), one of the platform's own endpoints that
  * the partner calls (`reports.update`, …) — the partner's retries; `callback`, one of the calls
  * the platform makes to the partner (`validate_token`, `tests`, `send_candidate`, `cancel`) — what
- * the recruiter sees when the partner's server fails, without stopping it (the Greenhouse calls too:
- * `greenhouse.send_test`, …). A callback fault is
+ * the recruiter sees when the partner's server fails, without stopping it (and the calls of each
+ * platform plugin, which names its own: platforms/plugin.ts `callbacks`). A callback fault is
  * played by the platform's side: the partner receives no call.
  */
 export const FAULT_TARGETS = ['platform', 'callback'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
-/**
- * The calls the platform makes to a partner, by the names the call log gives them: the
- * platform's callbacks, then those the mock makes as Greenhouse (greenhouse/client.ts).
- */
-export const CALLBACK_ENDPOINTS = [
-  'cancel',
-  'send_candidate',
-  'tests',
-  'validate_token',
-  'greenhouse.list_tests',
-  'greenhouse.response_error',
-  'greenhouse.send_test',
-  'greenhouse.test_status',
-] as const;
+/** The calls the hiring platform makes to a partner, by the names the call log gives them. */
+export const PLATFORM_CALLBACKS = ['cancel', 'send_candidate', 'tests', 'validate_token'] as const;
 
 export interface FaultSpec {
   target?: FaultTarget;
@@ -54,7 +42,11 @@ export interface Fault {
 
 export type FaultStore = ReturnType<typeof faultStore>;
 
-export function faultStore(clock: Clock) {
+/**
+ * `callbacks`: the calls a callback fault may name — the hiring platform's, then each plugin's
+ * (`<name>.…`), in that order.
+ */
+export function faultStore(clock: Clock, callbacks: readonly string[] = PLATFORM_CALLBACKS) {
   const endpoints = new Set<string>();
   let faults: Fault[] = [];
   let nextId = 1;
@@ -66,6 +58,8 @@ export function faultStore(clock: Clock) {
     },
     endpoints: (): string[] => [...endpoints].sort(),
     isKnown: (endpoint: string): boolean => endpoints.has(endpoint),
+    /** The calls to the partner a fault with `target: callback` may name. */
+    callbacks: (): readonly string[] => callbacks,
 
     add(spec: FaultSpec): Fault {
       const fault: Fault = {

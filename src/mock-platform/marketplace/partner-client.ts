@@ -1,15 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { callbackRequest, describeCallError, parseJsonAnswer, sendCallbackRequest } from '../../contract/partner-calls.js';
 import type { CallLog } from '../calls/store.js';
 import { redactBody, redactHeaders } from '../calls/redact.js';
-import { describeFault, type CALLBACK_ENDPOINTS, type Fault, type FaultStore } from '../faults/store.js';
+import { playFault } from '../faults/play.js';
+import { describeFault, type PLATFORM_CALLBACKS, type FaultStore } from '../faults/store.js';
 import { failureOf, problemMessage, type Failure } from './outcome.js';
 
 const USER_AGENT = 'MockPlatform/1 (partner-integration-kit sandbox)';
 
-export type CallbackName = (typeof CALLBACK_ENDPOINTS)[number];
+export type CallbackName = (typeof PLATFORM_CALLBACKS)[number];
 
 export interface CallbackRequest {
   endpoint: CallbackName;
@@ -98,19 +98,4 @@ export function partnerClient(deps: { calls: CallLog; timeoutMs: number; dispatc
       return { ...result, callId };
     },
   };
-}
-
-/**
- * A callback fault, played before the partner is called: the delay first (the call's timeout
- * still runs, so a delay past it is a timeout), then a dropped connection or an answer with the
- * status. Undefined when the call should then go to the partner after all (a delay alone).
- */
-export async function playFault(fault: Fault, endpoint: string, signal: AbortSignal): Promise<{ status: number; text: string } | undefined> {
-  if (fault.delayMs > 0) await sleep(fault.delayMs, undefined, { signal });
-  if (fault.drop) {
-    // What undici reports when the server closes the connection without an answer.
-    throw Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-  }
-  if (fault.status !== null) return { status: fault.status, text: JSON.stringify({ error: `Injected fault: ${fault.status} on ${endpoint}` }) };
-  return undefined;
 }

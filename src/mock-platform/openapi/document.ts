@@ -7,6 +7,8 @@ import { ApplicationBody } from '../careers/application.js';
 import { ApplicationCandidate } from '../careers/applications.js';
 import { MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from '../careers/decisions.js';
 import { Offer } from '../careers/offer-json.js';
+import { mockPlatforms } from '../platforms/index.js';
+import type { PlatformPlugin } from '../platforms/plugin.js';
 import { AcceptedReportUpdate } from '../reports/rules.js';
 import { SEED_API_TOKENS } from '../seed.js';
 
@@ -616,19 +618,23 @@ export const PLATFORM_OPERATIONS: readonly ApiOperation[] = [
 ];
 
 const SERVER_DESCRIPTION = 'This mock platform';
-let built: OpenApiDocument | undefined;
+/** The document, by the plugins whose operations it lists (most processes build one). */
+const built = new Map<string, OpenApiDocument>();
 
 /**
- * The document the mock serves; `publicUrl` is where it is reached (its one server). Built once
+ * The document the mock serves; `publicUrl` is where it is reached (its one server), `platforms`
+ * the plugins whose operations it adds (the registry's by default). Built once per list of plugins
  * (the operations' JSON Schemas are most of a mock's start-up time) and shared by every mock in the
  * process, each with its own server: change a copy, not the document.
  */
-export function platformApiDocument(publicUrl: string): OpenApiDocument {
-  built ??= buildDocument();
-  return { ...built, servers: [{ url: publicUrl, description: SERVER_DESCRIPTION }] };
+export function platformApiDocument(publicUrl: string, platforms: readonly PlatformPlugin[] = mockPlatforms()): OpenApiDocument {
+  const key = platforms.map((p) => p.name).join(',');
+  let document = built.get(key);
+  if (!document) built.set(key, (document = buildDocument(platforms)));
+  return { ...document, servers: [{ url: publicUrl, description: SERVER_DESCRIPTION }] };
 }
 
-function buildDocument(): OpenApiDocument {
+function buildDocument(platforms: readonly PlatformPlugin[]): OpenApiDocument {
   return openApiDocument({
     info: {
       // Redoc shows the version after the title, in parentheses: "Mock platform: API for partners (1.0)".
@@ -646,6 +652,7 @@ function buildDocument(): OpenApiDocument {
       { name: 'Partner record', description: 'Registering and maintaining the partner (§3.1), with a personal API token.' },
       { name: 'Reports', description: 'Report updates from the partner (§3.2), with the partner secret.' },
       { name: 'Careers site', description: 'Each company\'s public careers site: its offers and applications (§7), without credentials.' },
+      ...platforms.flatMap((p) => p.api?.tags ?? []),
     ],
     securitySchemes: {
       apiToken: {
@@ -659,7 +666,8 @@ function buildDocument(): OpenApiDocument {
         name: PARTNER_SECRET_HEADER.toUpperCase(),
         description: 'The secret returned when the partner was registered.',
       },
+      ...Object.assign({}, ...platforms.map((p) => p.api?.securitySchemes ?? {})),
     },
-    operations: PLATFORM_OPERATIONS,
+    operations: [...PLATFORM_OPERATIONS, ...platforms.flatMap((p) => p.api?.operations ?? [])],
   });
 }

@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { notFound } from '../../lib/errors.js';
+import type { PlatformPlugin } from '../platforms/plugin.js';
 import { platformApiDocument } from './document.js';
 
 /** Where the page loads Redoc from: the mock serves the bundle itself, nothing comes from a CDN. */
@@ -55,9 +56,9 @@ const PAGE = `<!doctype html>
  * `GET /openapi.json` (the platform's API for partners, §3.1 and §3.2) and `GET /api-reference`,
  * the same document rendered by Redoc.
  */
-export function openApiRouter(deps: { publicUrl: string }): Router {
+export function openApiRouter(deps: { publicUrl: string; platforms?: readonly PlatformPlugin[] }): Router {
   const router = Router();
-  const document = platformApiDocument(deps.publicUrl);
+  const document = platformApiDocument(deps.publicUrl, deps.platforms);
 
   router.get('/openapi.json', (_req, res) => {
     res.json(document);

@@ -15,7 +15,7 @@ import type { CompanyStore } from '../companies/store.js';
 import type { OfferActions } from '../companies/offers.js';
 import type { Pipeline } from '../companies/pipeline.js';
 import { faultSpecSchema } from '../faults/routes.js';
-import { CALLBACK_ENDPOINTS, describeFault, faultPlace, type FaultStore } from '../faults/store.js';
+import { describeFault, faultPlace, type FaultStore } from '../faults/store.js';
 import type { MailLog } from '../mail.js';
 import { toJson as integrationJson, type IntegrationStore } from '../marketplace/integrations.js';
 import type { Marketplace } from '../marketplace/service.js';
@@ -23,9 +23,7 @@ import type { PartnerStore, StoredPartner } from '../partners/store.js';
 import { badgeScore } from '../reports/rules.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';
 import type { MockWebhooks } from '../webhooks/index.js';
-import { registerGreenhousePages } from '../greenhouse/pages.js';
-import type { Greenhouse } from '../greenhouse/service.js';
-import type { GreenhouseStore } from '../greenhouse/store.js';
+import type { PlatformSide } from '../platforms/plugin.js';
 import { flashes, type Flash } from './flash.js';
 import { testChoice, type PageKit } from './page-kit.js';
 import { pretty } from './pretty.js';
@@ -48,9 +46,8 @@ export interface SandboxDeps {
   pipeline: Pipeline;
   offers: OfferActions;
   webhooks: MockWebhooks;
-  /** The mock playing Greenhouse: its actions and its tables. */
-  greenhouse: Greenhouse;
-  greenhouseTables: GreenhouseStore;
+  /** The platforms the mock plays besides this one (platforms/): their pages and home sections. */
+  platforms: readonly PlatformSide[];
   logger: Logger;
 }
 
@@ -161,7 +158,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     render(req, res, './home', {
       title: 'Sandbox',
       companies: companies.list(),
-      greenhouseCompanies: deps.greenhouseTables.companies().map((c) => ({ ...c, partner: deps.greenhouseTables.partner(c.id)?.name })),
+      platforms: deps.platforms.map((p) => p.home()),
       partners: partners.list(),
       companyName: (id: number) => companies.find(id)?.name ?? `#${id}`,
     });
@@ -344,7 +341,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       tokens: tokens.list(),
       faults: faults.list().map((f) => ({ ...f, description: describeFault(f) })),
       endpoints: faults.endpoints(),
-      callbacks: CALLBACK_ENDPOINTS,
+      callbacks: faults.callbacks(),
       mail: mail.list().slice(-50).reverse(),
     });
   });
@@ -421,7 +418,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
 
   registerPipelinePages(router, kit, { companies, pipeline: deps.pipeline, offers: deps.offers });
   registerWebhookPages(router, kit, { companies, webhooks: deps.webhooks });
-  registerGreenhousePages(router, kit, { greenhouse: deps.greenhouse, store: deps.greenhouseTables });
+  for (const platform of deps.platforms) platform.pages?.(router, kit);
 
   // Pages answer errors as pages; the JSON APIs keep the app's JSON error handler. A 4xx that is not
   // an AppError (one of Express's own, say) is still the client's: its status, never a 500.

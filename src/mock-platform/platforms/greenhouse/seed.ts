@@ -1,6 +1,6 @@
-import type { Clock } from '../../lib/clock.js';
-import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import type { Clock } from '../../../lib/clock.js';
+import { isoAt } from '../../../lib/clock.js';
+import type { Db } from '../../../lib/db.js';
 
 /**
  * The sandbox's company whose ATS is Greenhouse, beside the other platform's companies: a job with
@@ -17,6 +17,9 @@ export const GREENHOUSE_STAGES = [
   { id: 2, jobId: 1, position: 2, name: 'Take-Home Test' },
   { id: 3, jobId: 1, position: 3, name: 'Onsite Interview' },
 ] as const;
+
+/** The stage a take-home test is sent at: where a script's send puts the test it sends. */
+export const TAKE_HOME_STAGE = GREENHOUSE_STAGES[1];
 
 /** One with every optional field given, one with none (null, as Greenhouse sends "no value"). */
 export const GREENHOUSE_CANDIDATES = [

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { notFound, unauthorized, unprocessable } from '../../lib/errors.js';
+import { notFound, unauthorized, unprocessable } from '../../../lib/errors.js';
 import { ListTestsAnswer, SendTestAnswer, TestStatusAnswer } from './answers.js';
-import type { GreenhouseCall, GreenhouseClient } from './client.js';
+import type { GreenhouseCall, GreenhouseClient, Reading } from './client.js';
 import type { GreenhouseCandidate, GreenhousePartner, GreenhouseStore, PartnerEndpoints, TakeHomeTest } from './store.js';
 
 /** Where the partner PATCHes "the test is complete": Greenhouse's own path, on the mock. */
@@ -18,13 +18,24 @@ export function endpointsUnder(baseUrl: string): PartnerEndpoints {
   };
 }
 
+/** A test's state as Greenhouse shows it: its badge on the candidate's page, `status` to a script. */
+export const shownStatus = (t: TakeHomeTest): string =>
+  t.delivery === 'pending' ? 'sending…' : t.delivery === 'failed' ? 'not sent' : (t.partnerStatus ?? 'sent');
+
 export interface PartnerTest {
   id: string;
   name: string;
 }
 
-/** An action either went through or failed at the partner, with what the recruiter is shown. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
+/**
+ * An action either went through or failed at the partner, with what the recruiter is shown;
+ * `refused` when the partner answered a 4xx (see `Reading`).
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string; refused: boolean };
+
+/** The failure of an action, from what Greenhouse made of the partner's answer. */
+const failure = (read: Exclude<Reading<unknown>, { kind: 'read' }>) =>
+  ({ ok: false, message: read.message, refused: read.kind === 'failed' && read.refused }) as const;
 
 export type Greenhouse = ReturnType<typeof greenhouse>;
 
@@ -109,7 +120,7 @@ export function greenhouse(deps: {
         ...(candidate && { candidate_email: candidate.email }),
       });
     }
-    return { ok: false, message: read.message };
+    return failure(read);
   };
 
   /** After a PATCH was answered: the status, read now, or once send_test has answered. */
@@ -138,7 +149,7 @@ export function greenhouse(deps: {
       );
       if (read.kind === 'read') return { ok: true, value: read.value.map((t) => ({ id: t.partner_test_id, name: t.partner_test_name })) };
       if (read.kind === 'malformed') await reportMalformed(p, 'greenhouse.list_tests', read.errors);
-      return { ok: false, message: read.message };
+      return failure(read);
     },
 
     /** Gives an interview stage a partner test (`null` takes it away). */
@@ -176,7 +187,7 @@ export function greenhouse(deps: {
             candidate_email: candidate.email,
           });
         }
-        return { ok: false, message: read.message };
+        return failure(read);
       }
       store.markDelivered(test.id, read.value.partner_interview_id);
       // The partner may have PATCHed while its send_test answer was on its way.

@@ -1,8 +1,12 @@
 -- The mock plays Greenhouse too (docs/greenhouse.md): a world of its own, apart from the other
 -- platform's companies, for a company whose ATS is Greenhouse and the partner it has configured.
+--
+-- The plugin's first migration, tracked as greenhouse/001_greenhouse.sql. Until the mock took its
+-- platforms as plugins this was the mock's own migration 300: a kept sandbox database
+-- (./data/partner.mock.db) has these tables already, so each is created only if it is missing.
 
 -- Companies using Greenhouse. `sent_by` is the recruiter who clicks "Send Test" (send_test's `sent_by`).
-CREATE TABLE greenhouse_companies (
+CREATE TABLE IF NOT EXISTS greenhouse_companies (
   id          INTEGER PRIMARY KEY,
   name        TEXT NOT NULL,
   sent_by     TEXT NOT NULL,
@@ -12,7 +16,7 @@ CREATE TABLE greenhouse_companies (
 -- The assessment partner as Greenhouse's partnerships team configures it for a company: its name,
 -- the API key the customer entered (kept in clear: Greenhouse presents it on every call, and the
 -- partner presents it back on the PATCH) and the four endpoint URLs.
-CREATE TABLE greenhouse_partners (
+CREATE TABLE IF NOT EXISTS greenhouse_partners (
   company_id          INTEGER PRIMARY KEY REFERENCES greenhouse_companies(id) ON DELETE CASCADE,
   name                TEXT NOT NULL,
   api_key             TEXT NOT NULL,
@@ -26,14 +30,14 @@ CREATE TABLE greenhouse_partners (
 
 -- Jobs and their interview stages. A stage given a partner test (from list_tests) is where the
 -- recruiter sends that test to the job's candidates.
-CREATE TABLE greenhouse_jobs (
+CREATE TABLE IF NOT EXISTS greenhouse_jobs (
   id          INTEGER PRIMARY KEY,
   company_id  INTEGER NOT NULL REFERENCES greenhouse_companies(id) ON DELETE CASCADE,
   name        TEXT NOT NULL
 );
-CREATE INDEX greenhouse_jobs_by_company ON greenhouse_jobs(company_id);
+CREATE INDEX IF NOT EXISTS greenhouse_jobs_by_company ON greenhouse_jobs(company_id);
 
-CREATE TABLE greenhouse_stages (
+CREATE TABLE IF NOT EXISTS greenhouse_stages (
   id                 INTEGER PRIMARY KEY,
   job_id             INTEGER NOT NULL REFERENCES greenhouse_jobs(id) ON DELETE CASCADE,
   position           INTEGER NOT NULL,
@@ -41,10 +45,10 @@ CREATE TABLE greenhouse_stages (
   partner_test_id    TEXT,
   partner_test_name  TEXT
 );
-CREATE INDEX greenhouse_stages_by_job ON greenhouse_stages(job_id, position);
+CREATE INDEX IF NOT EXISTS greenhouse_stages_by_job ON greenhouse_stages(job_id, position);
 
 -- Candidates, each with an application to one job: what send_test's `candidate` is made of.
-CREATE TABLE greenhouse_candidates (
+CREATE TABLE IF NOT EXISTS greenhouse_candidates (
   id              INTEGER PRIMARY KEY,
   company_id      INTEGER NOT NULL REFERENCES greenhouse_companies(id) ON DELETE CASCADE,
   job_id          INTEGER NOT NULL REFERENCES greenhouse_jobs(id) ON DELETE CASCADE,
@@ -55,7 +59,7 @@ CREATE TABLE greenhouse_candidates (
   phone_number    TEXT,
   created_at      TEXT NOT NULL
 );
-CREATE INDEX greenhouse_candidates_by_company ON greenhouse_candidates(company_id);
+CREATE INDEX IF NOT EXISTS greenhouse_candidates_by_company ON greenhouse_candidates(company_id);
 
 -- A test sent to a candidate. `id` is the one in the PATCH url (/integrations/testing_partners/
 -- take_home_tests/{id}). `delivery` tracks send_test: `pending` while it is in flight, `delivered`
@@ -63,7 +67,7 @@ CREATE INDEX greenhouse_candidates_by_company ON greenhouse_candidates(company_i
 -- `delivery_error`; a PATCH for it is a 404). The partner's last valid test_status answer is kept
 -- in the partner_* columns and `metadata` (JSON); `problem` is what went wrong with the last
 -- status check (an error answer, or the errors of a malformed answer), NULL when it went well.
-CREATE TABLE greenhouse_take_home_tests (
+CREATE TABLE IF NOT EXISTS greenhouse_take_home_tests (
   id                    INTEGER PRIMARY KEY,
   company_id            INTEGER NOT NULL REFERENCES greenhouse_companies(id) ON DELETE CASCADE,
   candidate_id          INTEGER NOT NULL REFERENCES greenhouse_candidates(id) ON DELETE CASCADE,
@@ -83,4 +87,4 @@ CREATE TABLE greenhouse_take_home_tests (
   created_at            TEXT NOT NULL,
   updated_at            TEXT NOT NULL
 );
-CREATE INDEX greenhouse_tests_by_candidate ON greenhouse_take_home_tests(company_id, candidate_id, id);
+CREATE INDEX IF NOT EXISTS greenhouse_tests_by_candidate ON greenhouse_take_home_tests(company_id, candidate_id, id);

@@ -1,9 +1,9 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { notFound } from '../../lib/errors.js';
-import { parseOr422 } from '../../lib/http/validate.js';
-import { jsonBody } from '../body-readers.js';
-import { idParam } from '../path-params.js';
+import { notFound } from '../../../lib/errors.js';
+import { parseOr422 } from '../../../lib/http/validate.js';
+import { jsonBody } from '../../body-readers.js';
+import { idParam } from '../../path-params.js';
 import { TAKE_HOME_TESTS_PATH, type Greenhouse } from './service.js';
 import type { GreenhousePartner } from './store.js';
 

@@ -1,12 +1,12 @@
 import type { Request, Router } from 'express';
 import { z } from 'zod';
-import { notFound } from '../../lib/errors.js';
-import { parseOr422 } from '../../lib/http/validate.js';
-import { idParam, param } from '../path-params.js';
-import { testChoice, type PageKit } from '../sandbox/page-kit.js';
+import { notFound } from '../../../lib/errors.js';
+import { parseOr422 } from '../../../lib/http/validate.js';
+import { idParam, param } from '../../path-params.js';
+import { testChoice, type PageKit } from '../../sandbox/page-kit.js';
 import { PartnerInput, partnerJson } from './routes.js';
-import type { Greenhouse, PartnerTest } from './service.js';
-import type { GreenhouseStore, TakeHomeTest } from './store.js';
+import { shownStatus, type Greenhouse, type PartnerTest } from './service.js';
+import type { GreenhouseStore } from './store.js';
 
 const TestChoice = testChoice(z.object({ id: z.string().min(1).max(500), name: z.string().min(1).max(500) }));
 const PickForm = z.object({ test: TestChoice });
@@ -34,8 +34,6 @@ export function registerGreenhousePages(router: Router, kit: PageKit, deps: { gr
   };
   const companyPage = (req: Request) => `/greenhouse/companies/${param(req, 'companyId')}`;
   const candidatePage = (req: Request) => `${companyPage(req)}/candidates/${param(req, 'candidateId')}`;
-  const badge = (t: TakeHomeTest) =>
-    t.delivery === 'pending' ? 'sending…' : t.delivery === 'failed' ? 'not sent' : (t.partnerStatus ?? 'sent');
 
   router.get('/greenhouse/companies/:companyId', async (req, res) => {
     const company = companyOf(req);
@@ -48,14 +46,14 @@ export function registerGreenhousePages(router: Router, kit: PageKit, deps: { gr
       if (listed.ok) tests = listed.value.map((t: PartnerTest) => ({ value: JSON.stringify(t), name: t.name }));
       else testsError = listed.message;
     }
-    render(req, res, './greenhouse-company', {
+    render(req, res, '@greenhouse/company', {
       title: `${company.name} (Greenhouse)`,
       company,
       partner: partner && partnerJson(partner),
       jobs: store.jobs(company.id),
       tests,
       testsError,
-      candidates: store.candidates(company.id).map((c) => ({ candidate: c, badges: store.testsOfCandidate(company.id, c.id).map(badge) })),
+      candidates: store.candidates(company.id).map((c) => ({ candidate: c, badges: store.testsOfCandidate(company.id, c.id).map(shownStatus) })),
     });
   });
 
@@ -86,7 +84,7 @@ export function registerGreenhousePages(router: Router, kit: PageKit, deps: { gr
     const candidate = candidateOf(req, company.id);
     const job = store.jobs(company.id).find((j) => j.id === candidate.jobId);
     const stageName = new Map((job?.stages ?? []).map((s) => [s.id, s.name]));
-    render(req, res, './greenhouse-candidate', {
+    render(req, res, '@greenhouse/candidate', {
       title: `${candidate.firstName} ${candidate.lastName}`,
       company,
       candidate,
@@ -94,7 +92,7 @@ export function registerGreenhousePages(router: Router, kit: PageKit, deps: { gr
       partner: greenhouse.configured(company.id),
       tests: store.testsOfCandidate(company.id, candidate.id).map((t) => ({
         test: t,
-        badge: badge(t),
+        badge: shownStatus(t),
         stage: t.stageId === null ? undefined : stageName.get(t.stageId),
         metadata: Object.entries(t.metadata ?? {}),
       })),

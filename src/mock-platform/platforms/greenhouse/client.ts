@@ -1,16 +1,17 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { describeCallError, parseJsonAnswer, sendCallbackRequest, type CallbackHttpRequest } from '../../contract/partner-calls.js';
-import { redactBody, redactHeaders } from '../calls/redact.js';
-import type { CallLog } from '../calls/store.js';
-import { describeFault, type FaultStore } from '../faults/store.js';
-import { playFault } from '../marketplace/partner-client.js';
+import { describeCallError, parseJsonAnswer, sendCallbackRequest, type CallbackHttpRequest } from '../../../contract/partner-calls.js';
+import { redactBody, redactHeaders } from '../../calls/redact.js';
+import type { CallLog } from '../../calls/store.js';
+import { describeFault, type FaultStore } from '../../faults/store.js';
+import { playFault } from '../../faults/play.js';
 import { readAnswer } from './answers.js';
 
 const USER_AGENT = 'MockPlatform/1 (partner-integration-kit sandbox; Greenhouse)';
 
 /** The four calls Greenhouse makes to a partner, by the names the call log and the faults give them. */
-export type GreenhouseCall = 'greenhouse.list_tests' | 'greenhouse.send_test' | 'greenhouse.test_status' | 'greenhouse.response_error';
+export const GREENHOUSE_CALLS = ['greenhouse.list_tests', 'greenhouse.response_error', 'greenhouse.send_test', 'greenhouse.test_status'] as const;
+export type GreenhouseCall = (typeof GREENHOUSE_CALLS)[number];
 
 /** `Authorization: Basic base64(key + ":")`: the customer's key as the user name, an empty password. */
 export const basicAuth = (apiKey: string) => `Basic ${Buffer.from(`${apiKey}:`, 'utf8').toString('base64')}`;
@@ -25,12 +26,13 @@ export interface GreenhouseRequest {
 
 /**
  * What Greenhouse made of the answer: the value when it follows the call's schema; `failed` for
- * no answer or an error status; `malformed` for a 2xx whose body breaks the rules, with one
- * sentence per problem (what `response_error` carries). `message` is what the recruiter is shown.
+ * no answer or an error status (`refused` when the partner answered a 4xx: it said no, rather than
+ * broke); `malformed` for a 2xx whose body breaks the rules, with one sentence per problem (what
+ * `response_error` carries). `message` is what the recruiter is shown.
  */
 export type Reading<T> =
   | { kind: 'read'; value: T }
-  | { kind: 'failed'; message: string }
+  | { kind: 'failed'; message: string; refused: boolean }
   | { kind: 'malformed'; errors: string[]; message: string };
 
 export interface ReadAs<S extends z.ZodType> {
@@ -112,14 +114,14 @@ function read<S extends z.ZodType>(
   error: string | undefined,
 ): Reading<z.output<S>> {
   const name = as.partnerName;
-  if (status === undefined) return { kind: 'failed', message: `There was a problem with the ${name} API: ${error ?? 'no answer'}` };
+  if (status === undefined) return { kind: 'failed', message: `There was a problem with the ${name} API: ${error ?? 'no answer'}`, refused: false };
   const json = parseJsonAnswer(text);
-  if (status === 401 || status === 403) return { kind: 'failed', message: `${name} refused the API key (HTTP ${status}).` };
+  if (status === 401 || status === 403) return { kind: 'failed', message: `${name} refused the API key (HTTP ${status}).`, refused: true };
   if (status < 200 || status >= 300) {
     // The partner's own `{"error"}` when it gave one, cut to fit a one-line notice.
     const said = (json as { error?: unknown } | undefined)?.error;
     const detail = typeof said === 'string' && said.trim() !== '' ? `: ${said.trim().slice(0, 300)}` : '';
-    return { kind: 'failed', message: `${name} answered HTTP ${status}${detail}` };
+    return { kind: 'failed', message: `${name} answered HTTP ${status}${detail}`, refused: status >= 400 && status < 500 };
   }
   if (!as.schema) return { kind: 'read', value: json as z.output<S> };
   const parsed = json === undefined ? { ok: false as const, errors: ['the answer is not a JSON document'] } : readAnswer(as.schema, json);

@@ -1,6 +1,6 @@
-import type { Clock } from '../../lib/clock.js';
-import { isoAt } from '../../lib/clock.js';
-import type { Db } from '../../lib/db.js';
+import type { Clock } from '../../../lib/clock.js';
+import { isoAt } from '../../../lib/clock.js';
+import type { Db } from '../../../lib/db.js';
 
 export interface GreenhouseCompany {
   id: number;
@@ -170,6 +170,9 @@ export function greenhouseStore(db: Db, clock: Clock) {
   const testsOfCandidate = db.prepare<[number, number], TestRow>(
     'SELECT * FROM greenhouse_take_home_tests WHERE company_id = ? AND candidate_id = ? ORDER BY id DESC',
   );
+  const testByInterviewId = db.prepare<[string], TestRow>(
+    'SELECT * FROM greenhouse_take_home_tests WHERE partner_interview_id = ? ORDER BY id DESC LIMIT 1',
+  );
   const testsOfCompany = db.prepare<[number], TestRow>('SELECT * FROM greenhouse_take_home_tests WHERE company_id = ? ORDER BY id DESC');
   const delivered = db.prepare<[string, string, number]>(
     "UPDATE greenhouse_take_home_tests SET delivery = 'delivered', partner_interview_id = ?, updated_at = ? WHERE id = ?",
@@ -227,6 +230,11 @@ export function greenhouseStore(db: Db, clock: Clock) {
     },
     test(id: number): TakeHomeTest | undefined {
       const row = test.get(id);
+      return row && toTest(row);
+    },
+    /** The latest test the partner gave this partner_interview_id (the kit's report id). */
+    testByInterviewId(interviewId: string): TakeHomeTest | undefined {
+      const row = testByInterviewId.get(interviewId);
       return row && toTest(row);
     },
     testsOfCandidate: (companyId: number, candidateId: number): TakeHomeTest[] => testsOfCandidate.all(companyId, candidateId).map(toTest),

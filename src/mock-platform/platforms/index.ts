@@ -1,0 +1,15 @@
+import { greenhousePlugin } from './greenhouse/index.js';
+import type { PlatformPlugin } from './plugin.js';
+
+export type { PlatformPlugin, PlatformSide, PluginSetup, ScriptedPlatform, ScriptedReport, ScriptOutcome } from './plugin.js';
+
+/**
+ * The registry: the platforms the mock plays besides the hiring platform, one line each, each its
+ * own folder here (platforms/plugin.ts says what a plugin brings). The mock's core, `npm run dev`
+ * and the test harness are given this list; none of them names a platform.
+ */
+export function mockPlatforms(): readonly PlatformPlugin[] {
+  return [
+    greenhousePlugin,
+  ];
+}
