@@ -1,7 +1,9 @@
 // `npm run build` step: tsc compiles TypeScript only; the SQL migrations travel beside the output —
-// the kit's (src/partner/db/migrations), the demo's (src/partner/provider/demo/migrations) and the
-// vendor's own, anywhere under src/provider/ — each with its PostgreSQL counterpart
-// (migrations-postgres).
+// the kit's (src/partner/db/migrations and migrations-postgres), the demo's
+// (src/partner/provider/demo/migrations) and every .sql file of the vendor's folder, src/provider/,
+// whatever folder it keeps them in (a platform of its own: src/provider/<name>/…): each lands at its
+// path under dist/, where the compiled module beside it finds it
+// (`fileURLToPath(new URL('./migrations/', import.meta.url))`).
 // scripts/partner-manifest.json is not copied: the built register script reads the project's own
 // (see defaultManifestPath), so an edit to it needs no rebuild.
 import { cpSync, readdirSync } from 'node:fs';
@@ -9,8 +11,8 @@ import path from 'node:path';
 
 for (const root of ['src/partner', 'src/provider']) {
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isDirectory() || (entry.name !== 'migrations' && entry.name !== 'migrations-postgres')) continue;
+    if (!entry.isFile() || !entry.name.endsWith('.sql')) continue;
     const from = path.join(entry.parentPath, entry.name);
-    cpSync(from, path.join('dist', from), { recursive: true });
+    cpSync(from, path.join('dist', from));
   }
 }

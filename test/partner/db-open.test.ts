@@ -6,7 +6,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openDb } from '../../src/partner/db/open.js';
+import { migrateProvider, openDb } from '../../src/partner/db/open.js';
+import { StartupError, EX_CONFIG } from '../../src/lib/cli.js';
+import { sqliteSql } from '../../src/lib/sql.js';
 import { DEMO_MIGRATIONS } from '../../src/partner/provider/demo/index.js';
 
 const MIGRATIONS = new URL('../../src/partner/db/migrations/', import.meta.url);
@@ -87,6 +89,21 @@ describe('openDb', () => {
       reader.close();
     } finally {
       process.umask(previous);
+    }
+  });
+
+  it('when the migrations of a provider or a platform are not where it says (a path of src/ the build lacks), then start-up stops on one line naming the folder, exit 78, and no table of it is made', async () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'dist', 'src', 'provider', 'acme-ats', 'sql', 'sqlite');
+    const refusal = { name: 'StartupError', exitCode: EX_CONFIG, message: expect.stringContaining(`The migrations of "acme-ats" are not where its definition says: ${missing} does not exist.`) };
+    expect(() => openDb(path.join(dir, 'a.db'), { provider: { dir: missing, prefix: 'acme-ats' } })).toThrow(StartupError);
+    const db = openDb(path.join(dir, 'b.db'));
+    try {
+      await expect(migrateProvider(sqliteSql(db), { dir: missing, postgresDir: missing, prefix: 'acme-ats' })).rejects.toMatchObject(refusal);
+      // Refused before anything of it was applied or recorded.
+      expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
     }
   });
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { migrateNamed, openSqlite, type Db } from '../../lib/db.js';
@@ -107,9 +108,26 @@ function unopenable(cause: unknown, file: string): unknown {
  * tests), and a provider's own tables after the kit's when `provider` names its migrations.
  */
 export function openDb(file: string, options: { migrationsDir?: string; provider?: ProviderMigrations } = {}): Db {
+  if (options.provider) migrationsFolder(options.provider.dir, options.provider.prefix);
   const db = openSqlite(file, options.migrationsDir ?? MIGRATIONS_DIR);
   if (options.provider) migrateNamed(db, options.provider.dir, options.provider.prefix);
   return db;
+}
+
+/**
+ * `dir`, when it is a folder; else a `StartupError` saying where the migrations of `prefix` (a
+ * provider's, a platform's) were looked for: a path written for src/ that the build does not have
+ * (npm run build copies every .sql file of src/provider/ to the same path under dist/), or a
+ * folder misnamed. Without it, start-up ended on ENOENT and a stack trace.
+ */
+function migrationsFolder(dir: string, prefix: string): string {
+  if (existsSync(dir)) return dir;
+  throw new StartupError(
+    `The migrations of "${prefix}" are not where its definition says: ${dir} does not exist. ` +
+      'Give their folder beside the module that names them (fileURLToPath(new URL(\'./migrations/\', import.meta.url))); ' +
+      'from a build, run npm run build again: it copies every .sql file of src/provider/ under dist/',
+    EX_CONFIG,
+  );
 }
 
 /**
@@ -117,11 +135,11 @@ export function openDb(file: string, options: { migrationsDir?: string; provider
  * on PostgreSQL (a provider whose tables are only written for SQLite cannot run on PostgreSQL).
  */
 export async function migrateProvider(sql: Sql, migrations: ProviderMigrations): Promise<void> {
-  if (sql.sqlite) return migrateNamed(sql.sqlite, migrations.dir, migrations.prefix);
+  if (sql.sqlite) return migrateNamed(sql.sqlite, migrationsFolder(migrations.dir, migrations.prefix), migrations.prefix);
   if (!migrations.postgresDir) {
     throw new Error(
       `The provider's migrations ("${migrations.prefix}") are written for SQLite only: give them a postgresDir to run on PostgreSQL (DATABASE_URL)`,
     );
   }
-  await migratePostgres(sql, [{ dir: migrations.postgresDir, prefix: migrations.prefix }]);
+  await migratePostgres(sql, [{ dir: migrationsFolder(migrations.postgresDir, migrations.prefix), prefix: migrations.prefix }]);
 }
