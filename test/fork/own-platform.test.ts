@@ -1,0 +1,380 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
+import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
+import { freshClone } from './fresh-clone.js';
+
+/**
+ * A fork that adds a recruiting platform of its own, entirely inside src/provider/ (docs/platforms.md,
+ * "A platform of your own"): Acme ATS, which posts an application to the partner and hears each
+ * result at its own API, authenticated with the customer's own Acme ATS API key. The platform
+ * brings one setting (ACME_ATS_URL), one table in both dialects, one route that creates an
+ * invitation, a delivery that needs the customer's credential; the vendor sets that credential
+ * with `npm run accounts -- credential set`. `npm run build && npm start` and `npm run dev` serve
+ * it beside the kit's platforms, a result reaches a stub of Acme ATS with the key, and git sees
+ * changes under src/provider/ only.
+ */
+const ACME_PLATFORM = `import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { z } from 'zod';
+import { definePlatform } from '../../partner/index.js';
+
+const ACME = 'acme-ats';
+/** A folder beside this file, from src/ under tsx and from dist/ once built (npm run build copies the .sql files). */
+const beside = (folder: string) => fileURLToPath(new URL(\`./\${folder}/\`, import.meta.url));
+
+/** What Acme ATS posts when a recruiter sends a candidate one of the customer's tests. */
+const Application = z.object({
+  application_id: z.string().min(1).max(100),
+  company_id: z.string().min(1).max(100),
+  test_id: z.string().min(1).max(100),
+  candidate: z.object({ first_name: z.string().min(1).max(100), last_name: z.string().min(1).max(100), email: z.email() }),
+});
+
+/**
+ * Acme ATS: it posts applications to POST /acme-ats/applications with the customer's token, and
+ * hears each result at ACME_ATS_URL/results with the customer's own Acme ATS API key.
+ */
+export const acmeAts = definePlatform({
+  name: ACME,
+  label: 'Acme ATS',
+  settings: z
+    .object({ ACME_ATS_URL: z.url({ protocol: /^https?$/, error: 'must be the http(s) URL of Acme ATS\\'s API' }) })
+    .transform((s) => ({ url: s.ACME_ATS_URL.replace(/\\/+$/, '') })),
+  migrations: { dir: beside('sql/sqlite'), postgresDir: beside('sql/postgres') },
+  credential: { label: 'Acme ATS API key', required: true },
+  create: ({ settings, publicUrl }) => ({
+    name: ACME,
+    label: 'Acme ATS',
+    emailAfterAcceptance: false,
+    home: { endpoints: { applications: \`\${publicUrl}/acme-ats/applications\` } },
+    mount(router, context) {
+      router.post('/acme-ats/applications', express.json({ limit: context.bodyLimitBytes }), async (req, res) => {
+        const token = /^Bearer (\\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const account = token === undefined ? undefined : await context.core.accounts.authenticate(token);
+        if (!account) return void res.status(401).json({ error: 'Unauthorized' });
+        const application = Application.safeParse(req.body);
+        if (!application.success) return void res.status(422).json({ error: 'Invalid application' });
+        const { application_id: applicationId, company_id: companyId, test_id: testId, candidate } = application.data;
+        const known = await context.sql.get<{ report_id: string }>('SELECT report_id FROM acme_ats_applications WHERE application_id = $1', [applicationId]);
+        if (known) return void res.status(200).json({ report_id: known.report_id });
+        const test = (await context.provider.listTests(account)).find((t) => String(t.id) === testId);
+        if (!test) return void res.status(422).json({ error: 'Unknown test' });
+        if (!(await context.core.connections.connect(account.id, ACME, companyId))) return void res.status(409).json({ error: 'Another account is connected to this company' });
+        const reportId = randomUUID();
+        await context.createInvitation({
+          reportId,
+          accountId: account.id,
+          testId,
+          testName: test.name,
+          firstName: candidate.first_name,
+          lastName: candidate.last_name,
+          email: candidate.email,
+          phone: null,
+          extraInputs: {},
+          platform: ACME,
+          platformData: { application_id: applicationId },
+        });
+        await context.sql.run('INSERT INTO acme_ats_applications (application_id, report_id) VALUES ($1, $2)', [applicationId, reportId]);
+        context.onInvitationCreated?.(reportId);
+        res.status(201).json({ report_id: reportId });
+      });
+    },
+    async deliveryRequest(target, update) {
+      // Acme ATS hears of results only.
+      if (update.status !== 'completed' && update.status !== 'failed') return undefined;
+      const key = await target.credential();
+      if (key === undefined) throw new Error(\`No Acme ATS API key: npm run accounts -- credential set \${target.accountId} \${ACME}\`);
+      return {
+        url: \`\${settings.url}/results\`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: \`Bearer \${key}\` },
+        body: JSON.stringify({ application_id: target.data.application_id, status: update.status, score: update.score }),
+      };
+    },
+  }),
+});
+`;
+const ACME_TABLE = (id: string) => `-- Which invitation each Acme ATS application became: a repeated post finds the first.
+CREATE TABLE acme_ats_applications (
+  application_id TEXT PRIMARY KEY,
+  report_id      TEXT NOT NULL UNIQUE,
+  created_at     ${id}
+);
+`;
+/** The vendor's module: the kit's demo quiz as it ships, and its own platform beside the kit's. */
+const PROVIDER_INDEX = `import { demoProvider } from '../partner/index.js';
+import { acmeAts } from './acme-ats/index.js';
+
+export default demoProvider();
+export const platforms = [acmeAts];
+`;
+const FORK_FILES: Record<string, string> = {
+  'src/provider/index.ts': PROVIDER_INDEX,
+  'src/provider/acme-ats/index.ts': ACME_PLATFORM,
+  // Its tables in a folder of its choosing: the build copies every .sql file of src/provider/.
+  'src/provider/acme-ats/sql/sqlite/001_applications.sql': ACME_TABLE("TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"),
+  'src/provider/acme-ats/sql/postgres/001_applications.sql': ACME_TABLE('TIMESTAMPTZ NOT NULL DEFAULT now()'),
+};
+
+/** Acme's key for Acme ATS, as its administrator copied it: 36 characters, ending in "wxyz". */
+const ACME_KEY = 'acme_live_8f3b2c1d9e0a7f6b5c4d3wxyz';
+const RESULTS_SECRET = 'fork-results-secret-0123456789abcdef0123';
+
+let fork: string;
+/** git in the fork, with no configuration of the machine's or the user's. */
+const git = (...args: string[]) =>
+  new Promise<string>((resolve, reject) => {
+    const env = {
+      PATH: process.env.PATH ?? '',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'Vendor',
+      GIT_AUTHOR_EMAIL: 'dev@vendor.example',
+      GIT_COMMITTER_NAME: 'Vendor',
+      GIT_COMMITTER_EMAIL: 'dev@vendor.example',
+    };
+    execFile('git', args, { cwd: fork, env }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)));
+  });
+
+beforeAll(async () => {
+  fork = realpathSync(mkdtempSync(path.join(tmpdir(), 'kit-own-platform-')));
+  // The kit as the vendor cloned it: one commit.
+  freshClone(fork);
+  await git('init', '--quiet', '--initial-branch=main');
+  await git('add', '--all');
+  await git('commit', '--quiet', '--no-gpg-sign', '-m', 'The kit');
+  // The vendor's platform, in its folder only.
+  for (const [file, text] of Object.entries(FORK_FILES)) {
+    mkdirSync(path.dirname(path.join(fork, file)), { recursive: true });
+    writeFileSync(path.join(fork, file), text);
+  }
+}, 300_000);
+afterAll(() => {
+  if (fork) rmSync(fork, { recursive: true, force: true });
+});
+
+interface Run {
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output; rejects if the process exits first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+  /** SIGTERM to the process and its children (npm runs the command in a shell of its own). */
+  stop(): Promise<number | null>;
+}
+
+/** A command in the fork, in a process group of its own, with `env` beside the machine's; `stdin` written to it, then closed. */
+function run(command: string, args: string[], env: Record<string, string> = {}, stdin = ''): Run {
+  const { DATABASE_URL: _url, ...machine } = process.env;
+  const child = spawn(command, args, { cwd: fork, env: { ...machine, ...env }, detached: true });
+  child.stdin.end(stdin);
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (data: Buffer) => {
+    output += data.toString();
+    for (const check of waiters) check();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return {
+    output: () => output,
+    exited,
+    waitFor: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(output);
+          if (!match) return;
+          waiters.delete(check);
+          resolve(match);
+        };
+        waiters.add(check);
+        check();
+        void exited.then((code) => {
+          if (waiters.delete(check)) reject(new Error(`${command} ${args.join(' ')} exited (${code}) before printing ${pattern}:\n${output}`));
+        });
+      }),
+    stop() {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function completed(command: string, args: string[], env: Record<string, string> = {}, stdin = '') {
+  const ran = run(command, args, env, stdin);
+  return { code: await ran.exited, output: ran.output() };
+}
+
+/** `npm run build` in the fork, run once, by whichever test needs it first. */
+let building: Promise<{ code: number | null; output: string }> | undefined;
+const built = () => (building ??= completed('npm', ['run', 'build']));
+
+interface Delivery {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+/** Acme ATS's API, as a stub: records each delivery; `next()` resolves with the next one not taken yet. */
+async function acmeAtsApi() {
+  const received: Delivery[] = [];
+  let taken = 0;
+  const waiting: ((delivery: Delivery) => void)[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    req.on('end', () => {
+      const delivery = { method: req.method, url: req.url, headers: req.headers, body: JSON.parse(text || '{}') as Record<string, unknown> };
+      received.push(delivery);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken += 1;
+        waiter(delivery);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    received,
+    next: (): Promise<Delivery> => (taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve))),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
+ * The vendor's side, from a terminal in the fork: a customer account with one of the demo's tests,
+ * and the customer's Acme ATS API key, typed on standard input. Returns the account's token.
+ */
+async function customerWithKey(expect: ExpectStatic, database: string): Promise<string> {
+  const created = await completed('npm', ['run', '--silent', 'accounts', '--', 'create', 'Acme', '--test', 'JavaScript', '--json'], { DATABASE_PATH: database });
+  expect(created.code, created.output).toBe(0);
+  const { id, token } = JSON.parse(/\{.*\}/.exec(created.output)![0]) as { id: number; token: string };
+  const set = await completed('npm', ['run', 'accounts', '--', 'credential', 'set', String(id), 'acme-ats'], { DATABASE_PATH: database }, `${ACME_KEY}\n`);
+  expect(set.code, set.output).toBe(0);
+  expect(set.output).toContain(`Set the Acme ATS API key of account ${id} (Acme) for Acme ATS: ••••wxyz.`);
+  expect(set.output).not.toContain(ACME_KEY);
+  return token;
+}
+
+/**
+ * Acme ATS sends the candidate a test, the vendor's product posts the result to the partner, and the
+ * result reaches Acme ATS's API with the customer's key.
+ */
+async function resultReachesAcme(expect: ExpectStatic, partnerUrl: string, token: string, acme: Awaited<ReturnType<typeof acmeAtsApi>>, applicationId: string) {
+  const application = {
+    application_id: applicationId,
+    company_id: 'acme-company-77',
+    test_id: '1',
+    candidate: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+  };
+  const apply = (auth: string) =>
+    fetch(`${partnerUrl}/acme-ats/applications`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(application) });
+  expect((await apply('Bearer ptk_not-a-token')).status).toBe(401);
+  const sent = await apply(`Bearer ${token}`);
+  expect(sent.status).toBe(201);
+  const { report_id: reportId } = (await sent.json()) as { report_id: string };
+  // Its table: the same application again is the same invitation.
+  const again = await apply(`Bearer ${token}`);
+  expect([again.status, await again.json()]).toEqual([200, { report_id: reportId }]);
+
+  const body = JSON.stringify({ status: 'completed', score: '87%' });
+  const result = await fetch(`${partnerUrl}/vendor/reports/${reportId}/result`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [VENDOR_SIGNATURE_HEADER]: signVendorResult(RESULTS_SECRET, reportId, body) },
+    body,
+  });
+  expect(result.status).toBe(200);
+  const delivery = await acme.next();
+  expect(delivery).toMatchObject({ method: 'POST', url: '/results', body: { application_id: applicationId, status: 'completed', score: '87%' } });
+  expect(delivery.headers.authorization).toBe(`Bearer ${ACME_KEY}`);
+  return reportId;
+}
+
+/** What the platform's table and the kit's bookkeeping hold in the partner's database. */
+function tablesOf(database: string) {
+  const db = new Database(database, { readonly: true });
+  try {
+    return {
+      applications: db.prepare('SELECT application_id, report_id FROM acme_ats_applications').all(),
+      migrations: db.prepare("SELECT name FROM schema_migrations WHERE name LIKE 'acme-ats/%'").pluck().all(),
+      connections: db.prepare('SELECT platform, company_id, credential_hint FROM connections').all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe.concurrent('a fork with a platform of its own, in src/provider/ only', () => {
+  it('npm run build && npm start serve it: its setting is read with the kit\'s, its table is made, its route creates the invitation, the result reaches Acme ATS with the customer\'s key', async ({ expect }) => {
+    const build = await built();
+    expect(build.code, build.output).toBe(0);
+    // The SQL of its migrations travels with the build, beside the compiled platform.
+    for (const file of ['dist/src/provider/acme-ats/sql/sqlite/001_applications.sql', 'dist/src/provider/acme-ats/sql/postgres/001_applications.sql']) {
+      expect(existsSync(path.join(fork, file)), file).toBe(true);
+    }
+    const database = path.join(fork, 'data', 'served.db');
+    const token = await customerWithKey(expect, database);
+
+    // Its setting is the kit's to check: without it, start-up stops, naming it, as for any setting.
+    const unset = await completed('npm', ['start'], { DATABASE_PATH: database, PORT: '0' });
+    expect(unset.code).toBe(78);
+    expect(unset.output).toContain('ACME_ATS_URL');
+
+    const acme = await acmeAtsApi();
+    const server = run('npm', ['start'], { DATABASE_PATH: database, PORT: '0', LOG_LEVEL: 'info', ACME_ATS_URL: acme.url, VENDOR_RESULTS_SECRET: RESULTS_SECRET });
+    try {
+      const [, port] = await server.waitFor(/"port":(\d+).*"msg":"partner server listening"/);
+      const partnerUrl = `http://127.0.0.1:${port}`;
+      // Its route is served beside the kit's platforms', and named on the home page.
+      const home = (await (await fetch(partnerUrl, { headers: { accept: 'application/json' } })).text());
+      expect(home).toContain('/acme-ats/applications');
+      const reportId = await resultReachesAcme(expect, partnerUrl, token, acme, 'app-1001');
+      expect(tablesOf(database)).toEqual({
+        applications: [{ application_id: 'app-1001', report_id: reportId }],
+        migrations: ['acme-ats/001_applications.sql'],
+        connections: [{ platform: 'acme-ats', company_id: 'acme-company-77', credential_hint: 'wxyz' }],
+      });
+    } finally {
+      await server.stop();
+      await acme.close();
+    }
+    expect(server.output()).not.toContain(ACME_KEY);
+  }, 300_000);
+
+  it('npm run dev serves it too, with the same route, table and delivery', async ({ expect }) => {
+    const database = path.join(fork, 'data', 'dev.db');
+    const token = await customerWithKey(expect, database);
+    const acme = await acmeAtsApi();
+    const dev = run('npm', ['run', 'dev'], { DATABASE_PATH: database, PORT: '0', MOCK_PORT: '0', ACME_ATS_URL: acme.url, VENDOR_RESULTS_SECRET: RESULTS_SECRET });
+    try {
+      const [, partnerUrl] = await dev.waitFor(/Partner server\s+(http:\/\/\S+)/);
+      const reportId = await resultReachesAcme(expect, partnerUrl!, token, acme, 'app-2002');
+      expect(tablesOf(database).applications).toEqual([{ application_id: 'app-2002', report_id: reportId }]);
+    } finally {
+      await dev.stop();
+      await acme.close();
+    }
+    expect(dev.output()).not.toContain(ACME_KEY);
+  }, 300_000);
+});
+
+describe('once built, started and run by npm run dev', () => {
+  it('git sees changes under src/provider/ only', async () => {
+    // After the concurrent tests above: what they built, ran and stored is git-ignored or the vendor's.
+    await built();
+    const changed = (await git('status', '--porcelain', '--untracked-files=all')).split('\n').filter(Boolean);
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.filter((line) => !line.slice(3).startsWith('src/provider/'))).toEqual([]);
+    expect(changed.map((line) => line.slice(3)).sort()).toEqual(Object.keys(FORK_FILES).sort());
+    expect(readFileSync(path.join(fork, 'src/provider/index.ts'), 'utf8')).toBe(PROVIDER_INDEX);
+  });
+});
