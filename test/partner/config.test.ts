@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { COMMON_PASSWORDS, ConfigError, configWarnings, DEV_CANDIDATE_LINK_SECRET, loadConfig } from '../../src/partner/config.js';
+import { kitPlatforms } from '../../src/partner/platforms/index.js';
 
 const LINK_SECRET = 'test-link-secret-0123456789abcdefghijklmnop';
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -189,6 +191,48 @@ describe('documentation of the configuration', () => {
     for (const key of keys) {
       expect(example, `.env.example lacks ${key}`).toMatch(new RegExp(`^# ${key}=`, 'm'));
       expect(readme, `README lacks ${key}`).toContain(`\`${key}\``);
+    }
+  });
+
+  /** The variables a platform's settings schema reads: its object's keys, through a transform. */
+  const settingKeys = (schema: z.ZodType | undefined): string[] => {
+    if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+    if (schema instanceof z.ZodPipe) return settingKeys(schema.in as z.ZodType);
+    return [];
+  };
+  /** The lines of a document from the one `heading` matches to the next one `next` matches. */
+  const section = (text: string, heading: RegExp, next: RegExp) => {
+    const lines = text.split('\n');
+    const start = lines.findIndex((line) => heading.test(line));
+    if (start === -1) return undefined;
+    const end = lines.findIndex((line, i) => i > start && next.test(line));
+    return lines.slice(start, end === -1 ? undefined : end).join('\n');
+  };
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  it('when a platform of the registry reads a setting, then .env.example and docs/configuration.md have it in that platform\'s own section', () => {
+    const example = readFileSync(path.join(root, '.env.example'), 'utf8');
+    const doc = readFileSync(path.join(root, 'docs/configuration.md'), 'utf8');
+    const platforms = kitPlatforms();
+    expect(platforms.map((p) => p.name)).toEqual(expect.arrayContaining(['hiring-platform', 'greenhouse']));
+    for (const platform of platforms) {
+      const keys = settingKeys(platform.settings);
+      if (platform.settings) expect(keys.length, `${platform.name}: its settings schema reads no variable the test can name`).toBeGreaterThan(0);
+      // `.env.example`: "# --- <label> (…) ---" up to the next section; docs: "## <label>" up to the next.
+      const inExample = section(example, new RegExp(`^# --- ${escaped(platform.label)}\\b`), /^# (---|===) /);
+      const inDoc = section(doc, new RegExp(`^## ${escaped(platform.label)}$`), /^## /);
+      if (keys.length === 0) continue;
+      expect(inExample, `.env.example has no section "# --- ${platform.label}"`).toBeDefined();
+      expect(inDoc, `docs/configuration.md has no section "## ${platform.label}"`).toBeDefined();
+      for (const key of keys) {
+        expect(inExample, `.env.example: ${key} is not in ${platform.label}'s section`).toMatch(new RegExp(`^# ${key}=`, 'm'));
+        expect(inDoc, `docs/configuration.md: ${key} is not in ${platform.label}'s section`).toContain(`| \`${key}\``);
+      }
+      // …and nowhere else: a setting has one owner, and one place it is described.
+      for (const key of keys) {
+        expect(example.match(new RegExp(`^# ${key}=`, 'gm')), `.env.example lists ${key} more than once`).toHaveLength(1);
+        expect(doc.match(new RegExp(`^\\| \`${key}\``, 'gm')), `docs/configuration.md describes ${key} in more than one row`).toHaveLength(1);
+      }
     }
   });
 
