@@ -13,12 +13,15 @@
  * for a platform (its own API key there) is sealed under CANDIDATE_LINK_SECRET and never printed:
  * only its last four characters are shown. Reads DATABASE_PATH (or DATABASE_URL) and
  * CANDIDATE_LINK_SECRET like the server does.
+ *
+ * Every change goes through src/partner/accounts/admin.ts, as the dashboard's Accounts pages do:
+ * the same rules (rules.ts) and the same line in the account's history, here with the system user
+ * who ran the command.
  */
 import { accountStore } from '../src/partner/accounts/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { ConfigError, loadConfig } from '../src/partner/config.js';
 import { openPartnerDatabase } from '../src/partner/db/open.js';
-import { createAccountWithTests } from '../src/partner/accounts/demo-seed.js';
 import { buildProvider } from '../src/partner/assemble.js';
 import { partnerCore } from '../src/partner/core.js';
 import { createLogger } from '../src/lib/http/logger.js';
@@ -26,10 +29,12 @@ import { createLogger } from '../src/lib/http/logger.js';
 import { importProviderModule, ProviderModuleError } from '../src/partner/provider/module.js';
 import type { ProviderSource } from '../src/partner/provider/types.js';
 import { platformsOf, PLATFORM_NAME, type PlatformDefinition } from '../src/partner/platforms/index.js';
-import { connectionStore, CREDENTIAL_MAX_LENGTH, maskedCredential, type Connection } from '../src/partner/connections/store.js';
+import { connectionStore, maskedCredential, type Connection } from '../src/partner/connections/store.js';
+import { accountAdmin, type Actor } from '../src/partner/accounts/admin.js';
+import { AccountName, RefusedCredential, UnknownAccount } from '../src/partner/accounts/rules.js';
+import { userInfo } from 'node:os';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { UsageError, isEntryPoint, parseCommandLine, processOutput, type CliOutput } from '../src/lib/cli.js';
-import { z } from 'zod';
 
 const USAGE = `Usage:
   npm run accounts -- create "<name>" [--test "<test name>"]... [--json]
@@ -43,26 +48,6 @@ const USAGE = `Usage:
 credential set reads the secret from standard input when it is not given (safer: npm prints
 its command line, a secret in it included, unless run with --silent).`;
 
-/** An account id that names no account: an error, but not a misuse of the command line. */
-class UnknownAccount extends Error {
-  constructor(id: number) {
-    super(`No account ${id} (see \`npm run accounts -- list\`)`);
-  }
-}
-
-/** A credential the partner cannot keep: for a platform it does not speak, or that keeps none, or not a credential. */
-class RefusedCredential extends Error {}
-
-/**
- * A customer's credential as given ([kit decision]): 1 to CREDENTIAL_MAX_LENGTH characters, not
- * blank, without control characters but the line breaks an OAuth token pair as JSON may hold.
- */
-const Secret = z
-  .string()
-  .min(1, 'no credential was given (as the last argument, or on standard input)')
-  .max(CREDENTIAL_MAX_LENGTH, `a credential is at most ${CREDENTIAL_MAX_LENGTH} characters`)
-  .refine((v) => v.trim() !== '', 'the credential is blank')
-  .refine((v) => !/[^\P{Cc}\n\r\t]/u.test(v), 'the credential holds a control character');
 
 /** Where the command writes, and the environment it reads (DATABASE_PATH, PARTNER_KIND, …). */
 export interface AccountsIo extends CliOutput {
@@ -76,6 +61,17 @@ export interface AccountsIo extends CliOutput {
   platforms?: () => Promise<readonly PlatformDefinition[]>;
   /** The secret of `credential set` when it is not an argument: standard input (unechoed on a terminal) unless given. */
   stdin?: () => Promise<string>;
+  /** Who the account's history says made a change: the system user running the command unless given. */
+  user?: string;
+}
+
+/** The system user running the command, for the account's history; "unknown" where the system names none. */
+function systemUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
 }
 
 const vendorProvider = async () => (await importProviderModule()).provider;
@@ -102,12 +98,16 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
   const { sql } = database;
   const accounts = accountStore(sql, systemClock);
   const connections = connectionStore(sql, systemClock, config.links.secret);
+  const admin = accountAdmin({ sql, clock: systemClock, accounts, connections, platforms: io.platforms ?? servedPlatforms });
+  const actor: Actor = { via: 'cli', who: io.user ?? systemUser() };
   const print = (json: unknown, text: string) => io.stdout(`${values.json ? JSON.stringify(json) : text}\n`);
   try {
     switch (command) {
       case 'create': {
-        const name = arg?.trim();
-        if (!name) throw new UsageError('create needs the account name');
+        if (!arg?.trim()) throw new UsageError('create needs the account name');
+        const named = AccountName.safeParse(arg);
+        if (!named.success) throw new UsageError(`create: ${named.error.issues[0]!.message}`);
+        const name = named.data;
         const tests = values.test ?? [];
         // The provider is built only to add tests, as the server builds it (its own tables migrated first).
         const catalog =
@@ -130,7 +130,7 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
             '--test: the provider has no catalog to add tests to: every account is offered the tests its listTests returns. Create the account without --test.',
           );
         }
-        const { accountId, token } = await createAccountWithTests(sql, accounts, name, catalog, tests);
+        const { accountId, token } = await admin.create(name, actor, { catalog, tests });
         print(
           { id: accountId, name, token },
           `Created account ${accountId} (${name}).\nToken (shown once, give it to the customer):\n\n  ${token}\n`,
@@ -173,13 +173,11 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
       }
       case 'credential': {
         const { action, id, platform, secret } = credential!;
-        const account = await accounts.find(id);
-        if (!account) throw new UnknownAccount(id);
-        const stored = await connections.get(id, platform);
-        const named = credentialOf(await (io.platforms ?? servedPlatforms)(), platform, action === 'remove' && stored?.hasCredential === true);
+        const target = await admin.credentialTarget(id, platform, action);
+        const { account, named, stored } = target;
         const whose = `account ${id} (${account.name})`;
         if (action === 'remove') {
-          const removed = await connections.removeCredential(id, platform);
+          const removed = await admin.removeCredential(target, actor);
           print(
             { id, platform, removed },
             removed ? `Removed the ${named.credential} of ${whose} for ${named.label}.` : `Account ${id} (${account.name}) has no ${named.credential} for ${named.label}: nothing removed.`,
@@ -187,10 +185,7 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
           return;
         }
         const typed = secret ?? stripLineBreak(await (io.stdin ?? readSecret)(`${named.credential} of ${whose} for ${named.label} (not shown as you type): `));
-        const given = Secret.safeParse(typed);
-        if (!given.success) throw new RefusedCredential(`credential set: ${given.error.issues[0]!.message}; nothing was stored`);
-        await connections.setCredential(id, platform, given.data);
-        const now = shownConnection((await connections.get(id, platform))!);
+        const now = await admin.setCredential(target, typed, actor);
         print(
           { id, platform, credential: now.credential, credentialSetAt: now.credentialSetAt, replaced: stored?.hasCredential === true },
           `${stored?.hasCredential ? 'Replaced' : 'Set'} the ${named.credential} of ${whose} for ${named.label}: ${now.credential}. It is used from the next delivery on.`,
@@ -199,15 +194,13 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
       }
       case 'token': {
         const id = accountId(arg);
-        const token = await accounts.issueToken(id);
-        if (!token) throw new UnknownAccount(id);
+        const token = await admin.issueToken(id, actor);
         print({ id, token }, `New token for account ${id} (shown once):\n\n  ${token}\n`);
         return;
       }
       case 'revoke': {
         const id = accountId(arg);
-        const revoked = await accounts.revokeTokens(id);
-        if (revoked === undefined) throw new UnknownAccount(id);
+        const revoked = await admin.revokeTokens(id, actor);
         print({ id, revoked }, `Revoked ${revoked} token(s) of account ${id}.`);
         return;
       }
@@ -245,22 +238,6 @@ function credentialArguments(args: string[]): { action: 'set' | 'remove'; id: nu
   if (!platform) throw new UsageError(`credential ${action} needs the platform's name, e.g. ashby`);
   if (!PLATFORM_NAME.test(platform)) throw new UsageError(`"${platform}" is not a platform's name (lowercase letters, digits and "-")`);
   return { action, id: account, platform, secret };
-}
-
-/**
- * How `platform` and its credential are named, when the partner speaks it and it keeps a credential
- * per customer (`PlatformDefinition.credential`); else refused, saying which do. `stale`: a
- * credential is stored for it, which may still be removed when the platform is no longer spoken or
- * keeps none now.
- */
-function credentialOf(platforms: readonly PlatformDefinition[], platform: string, stale: boolean): { label: string; credential: string } {
-  const definition = platforms.find((p) => p.name === platform);
-  if (definition?.credential) return { label: definition.label, credential: definition.credential.label };
-  if (stale) return { label: definition?.label ?? platform, credential: 'credential' };
-  if (!definition) throw new RefusedCredential(`No platform "${platform}": this partner speaks ${platforms.map((p) => p.name).join(', ')} (docs/platforms.md)`);
-  const keeping = platforms.filter((p) => p.credential).map((p) => p.name);
-  const which = keeping.length === 0 ? 'none of the platforms it speaks keeps one' : `only ${keeping.join(', ')} ${keeping.length === 1 ? 'keeps' : 'keep'} one`;
-  throw new RefusedCredential(`${definition.label} ("${platform}") keeps no credential per customer: ${which}`);
 }
 
 /** What standard input gave, without the line break that ends it (`echo secret |`, a file's last line). */

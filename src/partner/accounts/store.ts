@@ -40,6 +40,13 @@ interface CatalogTest {
 /** An account as read with one of its tokens. */
 type TokenRow = AccountRow & { digest: Buffer; revoked_at: string | null };
 
+/**
+ * The largest code point: a prefix followed by it sorts after every text that starts with the
+ * prefix (byte by byte, as UTF-8 sorts), so `>= prefix AND < prefix || PAST_ANY_CHARACTER` is a
+ * prefix match an index can answer as a range.
+ */
+export const PAST_ANY_CHARACTER = '\u{10FFFF}';
+
 const SUMMARY = `SELECT a.id, a.name, a.company_id, a.created_at, a.bound_at,
         (SELECT count(*) FROM account_tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS active_tokens
    FROM accounts a`;
@@ -99,7 +106,7 @@ export function accountStore(sql: Sql, clock: Clock) {
     ]);
     return issued.token;
   };
-  const exists = async (accountId: number) => (await sql.get('SELECT id FROM accounts WHERE id = $1', [accountId])) !== undefined;
+  const exists = async (accountId: number, tx: Sql = sql) => (await tx.get('SELECT id FROM accounts WHERE id = $1', [accountId])) !== undefined;
   const summaries = async (query: string, params: unknown[] = []) => (await sql.all<SummaryRow>(`${SUMMARY} ${query}`, params)).map(toSummary);
 
   return {
@@ -155,16 +162,34 @@ export function accountStore(sql: Sql, clock: Clock) {
       return tx ? inside(tx) : sql.transaction(inside);
     },
 
-    /** A new token for an existing account (rotation); older tokens stay valid until revoked. */
-    async issueToken(accountId: number): Promise<string | undefined> {
-      return (await exists(accountId)) ? issueFor(sql, accountId) : undefined;
+    /**
+     * A new token for an existing account (rotation); older tokens stay valid until revoked. `tx`: a
+     * transaction that stores more with it (its line in the account's history).
+     */
+    async issueToken(accountId: number, tx: Sql = sql): Promise<string | undefined> {
+      return (await exists(accountId, tx)) ? issueFor(tx, accountId) : undefined;
     },
 
     /** Revokes every active token of the account; returns how many, or undefined for an unknown account. */
-    async revokeTokens(accountId: number): Promise<number | undefined> {
-      if (!(await exists(accountId))) return undefined;
-      const revoked = await sql.run('UPDATE account_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [isoAt(clock.now()), accountId]);
+    async revokeTokens(accountId: number, tx: Sql = sql): Promise<number | undefined> {
+      if (!(await exists(accountId, tx))) return undefined;
+      const revoked = await tx.run('UPDATE account_tokens SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [isoAt(clock.now()), accountId]);
       return revoked.changes;
+    },
+
+    /**
+     * Revokes one token of the account, named by its key id (`activeTokens`): true when it was
+     * active, false when the account has no such active token, undefined for an unknown account.
+     */
+    async revokeToken(accountId: number, keyId: string, tx: Sql = sql): Promise<boolean | undefined> {
+      if (!(await exists(accountId, tx))) return undefined;
+      if (!keyId.startsWith(TOKEN_PREFIX)) return false;
+      const revoked = await tx.run('UPDATE account_tokens SET revoked_at = $1 WHERE account_id = $2 AND lookup = $3 AND revoked_at IS NULL', [
+        isoAt(clock.now()),
+        accountId,
+        keyId.slice(TOKEN_PREFIX.length),
+      ]);
+      return revoked.changes === 1;
     },
 
     /**
@@ -184,6 +209,22 @@ export function accountStore(sql: Sql, clock: Clock) {
     list: (): Promise<AccountSummary[]> => summaries('ORDER BY a.id'),
     /** The `limit` newest accounts, newest first: what a page can show when there are thousands. */
     newest: (limit: number): Promise<AccountSummary[]> => summaries('ORDER BY a.id DESC LIMIT $1', [limit]),
+    /**
+     * A page of accounts, newest first: the `limit` created before account `before` (the last of
+     * the page before), or the newest. A keyset, not an offset: a page costs the same however far
+     * down the list it is, and accounts created meanwhile move no row to another page.
+     */
+    page: (before: number | undefined, limit: number): Promise<AccountSummary[]> =>
+      before === undefined ? summaries('ORDER BY a.id DESC LIMIT $1', [limit]) : summaries('WHERE a.id < $1 ORDER BY a.id DESC LIMIT $2', [before, limit]),
+    /**
+     * Accounts whose name starts with `prefix`, in any case, by name: through the index on the
+     * lowercased name (accounts_by_name), compared byte by byte on PostgreSQL (COLLATE "C"), where
+     * a range from the prefix then holds exactly the names that start with it.
+     */
+    named: (prefix: string, limit: number): Promise<AccountSummary[]> => {
+      const name = sql.dialect === 'postgres' ? 'lower(a.name) COLLATE "C"' : 'lower(a.name)';
+      return summaries(`WHERE ${name} >= lower($1) AND ${name} < lower($1) || $2 ORDER BY ${name}, a.id LIMIT $3`, [prefix, PAST_ANY_CHARACTER, limit]);
+    },
     count: async (): Promise<number> => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM accounts'))!.n,
     async find(id: number): Promise<AccountSummary | undefined> {
       return (await summaries('WHERE a.id = $1', [id]))[0];
