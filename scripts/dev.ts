@@ -25,6 +25,7 @@ import { Codename } from '../src/contract/schemas.js';
 import { mockOptionsFrom, startMockPlatform } from '../src/mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../src/mock-platform/seed.js';
 import { mockPlatforms } from '../src/mock-platform/platforms/index.js';
+import { connectPlatforms, credentialSetter } from '../src/testing/platforms.js';
 import { main, servedPlatforms } from '../src/partner/server.js';
 import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
@@ -52,6 +53,8 @@ It reads the environment (and .env):
 const SANDBOX_COMPANY = SEED_COMPANIES[0];
 const SANDBOX_TOKEN = SEED_API_TOKENS.find((t) => t.companyId === SANDBOX_COMPANY.id)!.token;
 const SANDBOX_CANDIDATE = SEED_CANDIDATES.find((c) => c.companyId === SANDBOX_COMPANY.id)!;
+/** The demo customer's account: DEMO_SEED creates it in an empty database only, so it is the first. */
+const DEMO_ACCOUNT_ID = 1;
 
 const DevEnv = z.object({
   PARTNER_CODENAME: Codename.default(PARTNER_DEFAULTS.PARTNER_CODENAME),
@@ -141,14 +144,15 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
     // The platform's URL, the codename, the secret and the registered kind are what the partner
     // needs to send report updates the platform accepts; each other platform's settings point at
     // the mock playing it.
-    const config = loadConfig({
+    const settings = {
       ...partnerEnv,
       ...pluginSettings(mock.url),
       PLATFORM_URL: mock.url,
       PARTNER_CODENAME: dev.data.PARTNER_CODENAME,
       PARTNER_SECRET: registered.partner.secret,
       PARTNER_KIND: registered.partner.kind,
-    }, platforms);
+    };
+    const config = loadConfig(settings, platforms);
     const partner = await main(config);
     stops.push(() => partner.close());
     const address = partner.server.address();
@@ -158,10 +162,16 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
 
     const demo = demoToken(config.databasePath);
     const integration = demo.ok ? await integrate(mock.url, dev.data.PARTNER_CODENAME, demo) : demo;
-    const connected: Record<string, Sandbox['platforms'][string]> = {};
-    for (const plugin of mockPlatforms()) {
-      connected[plugin.name] = demo.ok ? await connectPlatform(mock.url, plugin.name, { url: partner.publicUrl, name: registered.partner.name, token: demo.token }) : demo;
-    }
+    // Each other platform's sandbox company connects with the same token; a credential a platform
+    // gives the customer for the partner goes on the demo account, the first the partner created.
+    const connected = demo.ok
+      ? await connectPlatforms({
+          mockUrl: mock.url,
+          plugins: mockPlatforms(),
+          partner: { url: partner.publicUrl, name: registered.partner.name, token: demo.token },
+          setCredential: credentialSetter({ env: settings, accountId: DEMO_ACCOUNT_ID, platforms }),
+        })
+      : Object.fromEntries(mockPlatforms().map((p) => [p.name, demo]));
     return {
       partnerUrl,
       mockUrl: mock.url,
@@ -251,22 +261,6 @@ function pluginSettings(mockUrl: string): Record<string, string> {
   return Object.assign({}, ...mockPlatforms().map((p) => p.dev?.partnerSettings?.(mockUrl) ?? {}));
 }
 
-/**
- * Connects a platform's sandbox company to the partner, as its customer would on that platform
- * (what that is, each plugin says: its `connect`), with the demo customer's token, through the
- * mock's `POST /_mock/platforms/{name}/connect`.
- */
-async function connectPlatform(mockUrl: string, platform: string, partner: { url: string; name: string; token: string }): Promise<Sandbox['platforms'][string]> {
-  const res = await request(`${mockUrl}/_mock/platforms/${platform}/connect`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ partner_url: partner.url, partner_name: partner.name, token: partner.token }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const body = (await res.body.json().catch(() => ({}))) as { error?: string };
-  return res.statusCode < 300 ? { ok: true } : { ok: false, message: `the mock refused it ("${body.error ?? res.statusCode}")` };
-}
-
 /** What `npm run dev` prints once ready: where everything is, and the flow to try for the partner's kind. */
 export function banner(s: Sandbox): string {
   const company = `${s.mockUrl}/companies/${SANDBOX_COMPANY.id}`;
@@ -297,7 +291,7 @@ export function banner(s: Sandbox): string {
   // Each other platform the mock plays: its link among the addresses, its steps after the hiring platform's.
   const others = mockPlatforms().flatMap((plugin) => {
     const connected = s.platforms[plugin.name];
-    return plugin.dev && connected ? [plugin.dev.banner({ mockUrl: s.mockUrl, partnerName: s.partnerName, connected })] : [];
+    return plugin.dev?.banner && connected ? [plugin.dev.banner({ mockUrl: s.mockUrl, partnerName: s.partnerName, connected })] : [];
   });
   const address = (label: string, url: string) => `  ${label.padEnd(26)}  ${url}`;
   return [

@@ -13,6 +13,16 @@
  *   await harness.waitForReport(reportId, (r) => r.status === 'completed');    // the platform's view
  *   await harness.close();
  *
+ * Every platform the mock plays is driven the same way, by its name (`harness.platforms` lists
+ * them: the hiring platform, then each plugin of the mock — Greenhouse, …), each company already
+ * connected to your partner with the same customer account:
+ *
+ *   const greenhouse = harness.platform('greenhouse');
+ *   const [first] = await greenhouse.listTests();          // Greenhouse calls your list_tests
+ *   const id = await greenhouse.send(first!.id);           // … and send_test, for its candidate
+ *   await harness.postResult(id, { status: 'completed', score: '87%' });
+ *   (await greenhouse.waitForStatus(id)).score;            // 87, as Greenhouse shows it
+ *
  * Tests of your provider go beside it, as `src/provider/**\/*.test.ts`: `npm test` runs them, and
  * `npx vitest run src/provider` runs them alone. The harness is for tests only: it imports the
  * mock platform, which is never deployed, so the build leaves it out (tsconfig.build.json).
@@ -21,10 +31,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { request } from 'undici';
 import { accountsCli } from '../../scripts/accounts.js';
 import { DEFAULT_MANIFEST, loadManifest, registerPartner } from '../../scripts/register-partner.js';
 import type { Report } from '../contract/schemas.js';
+import { mockPlatforms } from '../mock-platform/platforms/index.js';
+import type { PlatformPlugin } from '../mock-platform/platforms/plugin.js';
 import { startMockPlatform } from '../mock-platform/server.js';
 import { SEED_API_TOKENS, SEED_CANDIDATES, SEED_COMPANIES } from '../mock-platform/seed.js';
 import {
@@ -39,6 +50,15 @@ import {
   type RunningPartner,
   type WebhookHandler,
 } from '../partner/index.js';
+import { connectPlatforms, credentialSetter, json, pluginDriver, waitFor, type PlatformDriver, type PlatformReport } from './platforms.js';
+
+export type { PlatformDriver, PlatformReport } from './platforms.js';
+// A platform of your own, played by the mock in your tests (`mockPlatforms`): how it is written.
+export { definePlatformPlugin } from '../mock-platform/platforms/plugin.js';
+export type { Connected, PlatformPlugin, PlatformSide, PluginSetup, ScriptedPlatform, ScriptedReport, ScriptOutcome } from '../mock-platform/platforms/plugin.js';
+
+/** The partner's name for the hiring platform of docs/platform-contract.md, which the mock is. */
+const HIRING_PLATFORM = 'hiring-platform';
 
 /** The sandbox company the harness integrates (Acme Corp) and the candidate it sends tests to (Ada Lovelace). */
 const COMPANY = SEED_COMPANIES[0];
@@ -52,6 +72,12 @@ export interface HarnessOptions {
   routes?: PartnerRoutes;
   /** Platforms of your own, as `src/provider/index.ts` exports them in `platforms` (docs/platforms.md). */
   platforms?: readonly PlatformDefinition[];
+  /**
+   * The mock's side of your own platforms (a plugin each, `definePlatformPlugin`; the mock's
+   * README says what one brings), played beside the kit's, so that `harness.platform(name)` drives
+   * them too.
+   */
+  mockPlatforms?: readonly PlatformPlugin[];
   /** Tests added to the fresh customer account's catalog (`npm run accounts -- create … --test`); the provider needs a `catalog`. */
   tests?: readonly string[];
   /** The partner record registered: scripts/partner-manifest.json unless given. Its `kind` is the partner's PARTNER_KIND. */
@@ -73,8 +99,15 @@ export interface Harness {
   platformUrl: string;
   /** The partner as `startPartner` returns it: `publicUrl`, and `reports` for results pushed in process. */
   partner: RunningPartner;
-  /** The customer account the company integrated with, and its token. */
+  /** The customer account the company integrated with, and its token; every platform's company is connected with it. */
   account: { id: number; token: string };
+  /**
+   * The platforms a test can send through, by name: `hiring-platform` (the mock's marketplace, as
+   * `listTests`/`send`/`report` below), then each the mock plays (`greenhouse`, …, and yours).
+   */
+  platforms: readonly string[];
+  /** A platform's recruiter (`platforms` names them): list, send, and the report as that platform shows it. */
+  platform(name: string): PlatformDriver;
   /** The tests the platform lists for your partner: it calls your `tests` callback. */
   listTests(): Promise<{ id: number | string; name: string }[]>;
   /** A recruiter sends the candidate `testId` (named as listed, unless `testName` is given); the report id. */
@@ -111,7 +144,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const platform = await startMockPlatform({ port: 0, logLevel: 'silent' });
+    const plugins = [...mockPlatforms(), ...(options.mockPlatforms ?? [])];
+    const platform = await startMockPlatform({ port: 0, logLevel: 'silent', platforms: plugins });
     stops.push(() => platform.close());
     const api = (method: 'GET' | 'POST', route: string, body?: unknown) => json(method, `${platform.url}/api/marketplace/c/${COMPANY.id}${route}`, body);
     const register = async (publicUrl: string) => {
@@ -138,12 +172,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       // The name on the candidate's pages and e-mails: the registered manifest's, as in production.
       PARTNER_MANIFEST: manifestFile,
       VENDOR_RESULTS_SECRET: resultsSecret,
+      // Each platform the mock plays, reached where the mock plays it (an API base, a token URL).
+      ...Object.assign({}, ...plugins.map((p) => p.dev?.partnerSettings?.(platform.url) ?? {})),
       ...options.env,
     };
+    const served = platformsOf({ webhookHandlers: options.webhookHandlers, platforms: options.platforms });
     // The customer account, as the vendor creates one: `npm run accounts -- create … --test …`.
     const account = await createAccount(env, options.provider, options.tests ?? []);
     const partner = await startPartner({
-      config: loadConfig(env, platformsOf({ webhookHandlers: options.webhookHandlers, platforms: options.platforms })),
+      config: loadConfig(env, served),
       provider: options.provider,
       webhookHandlers: options.webhookHandlers,
       routes: options.routes,
@@ -155,6 +192,17 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     // The company pastes the customer's token: the platform validates it with the partner.
     const integrated = await api('POST', `/partners/${codename}/integration`, { token: account.token });
     if (integrated.status >= 300) throw new Error(`Integration refused (${integrated.status}): ${JSON.stringify(integrated.body)}`);
+    // Each other platform's company connects to the partner with the same account's token.
+    const connected = await connectPlatforms({
+      mockUrl: platform.url,
+      plugins,
+      partner: { url: partner.publicUrl, name: registered.name, token: account.token },
+      setCredential: credentialSetter({ env, accountId: account.id, platforms: served }),
+    });
+    for (const [name, outcome] of Object.entries(connected)) {
+      if (!outcome.ok) throw new Error(`Connecting ${name}'s sandbox company to the partner failed: ${outcome.message}`);
+    }
+    const drivers = new Map<string, PlatformDriver>(plugins.map((p) => [p.name, pluginDriver(platform.url, p.name)]));
 
     const harness: Harness = {
       platformUrl: platform.url,
@@ -180,20 +228,18 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         if (res.status !== 200) throw new Error(`No report ${reportId} on the platform (${res.status})`);
         return (res.body as { report: Report }).report;
       },
-      async waitForReport(reportId, until, timeoutMs = 120_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          const report = await harness.report(reportId);
-          if (until(report)) return report;
-          if (Date.now() > deadline) throw new Error(`Report ${reportId} did not get there within ${timeoutMs} ms; it is ${JSON.stringify(report)}`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      },
+      waitForReport: (reportId, until, timeoutMs) => waitFor(() => harness.report(reportId), until, timeoutMs, `Report ${reportId}`),
       async postResult(reportId, body) {
         const raw = JSON.stringify(body);
         // The one place the harness signs: it signs as the vendor's product must (src/contract/vendor-signature.ts).
         const signature = signVendorResult(env.VENDOR_RESULTS_SECRET!, reportId, raw);
         return json('POST', `${partner.publicUrl}/vendor/reports/${encodeURIComponent(reportId)}/result`, raw, { [VENDOR_SIGNATURE_HEADER]: signature });
+      },
+      platforms: [HIRING_PLATFORM, ...drivers.keys()],
+      platform(name) {
+        const driver = name === HIRING_PLATFORM ? hiringPlatformDriver(harness) : drivers.get(name);
+        if (!driver) throw new Error(`The mock plays no platform "${name}": it plays ${harness.platforms.join(', ')}`);
+        return driver;
       },
       close,
     };
@@ -252,20 +298,28 @@ async function createAccount(env: Record<string, string>, provider: ProviderSour
   return JSON.parse(stdout) as { id: number; token: string };
 }
 
-/** A JSON request; `body` a value, or the raw text to send. The status and the parsed answer. */
-async function json(method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await request(url, {
-    method,
-    headers: { accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
+/**
+ * The hiring platform's recruiter in the shape of every platform's: the marketplace's list and
+ * send (`harness.listTests`, `harness.send`), and its report, read as the others are.
+ */
+function hiringPlatformDriver(harness: Harness): PlatformDriver {
+  const read = (r: Report): PlatformReport => ({
+    id: r.id,
+    status: r.status,
+    complete: r.status === 'completed' || r.status === 'failed',
+    score: r.score,
+    resultsUrl: r.urls.show ?? null,
+    details: Object.fromEntries([...(r.subtitle === null ? [] : [['subtitle', r.subtitle]]), ...r.properties.map((p) => [p.label, p.value])]),
   });
-  const text = await res.body.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON: the text as it came.
-  }
-  return { status: res.statusCode, body: parsed };
+  const driver: PlatformDriver = {
+    name: HIRING_PLATFORM,
+    listTests: async () => (await harness.listTests()).map((t) => ({ id: String(t.id), name: t.name })),
+    send: (testId, options = {}) => {
+      if (options.candidateId !== undefined) throw new Error('The harness sends the hiring platform\'s tests to Ada Lovelace only');
+      return harness.send(testId, options.testName);
+    },
+    status: async (reportId) => read(await harness.report(reportId)),
+    waitForStatus: (reportId, until, timeoutMs) => waitFor(() => driver.status(reportId), until ?? ((r) => r.complete), timeoutMs, `Report ${reportId}`),
+  };
+  return driver;
 }

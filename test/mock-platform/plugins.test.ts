@@ -90,7 +90,7 @@ function quizzly(): PlatformPlugin {
         script: {
           company: () => ({ id: String(company().id), name: company().name, page: '/quizzly' }),
           candidates: () => [{ id: '1', name: 'Quinn', email: 'quinn@example.com' }],
-          connect: async (partner) => ({ ok: true, value: { partner: partner.name } }),
+          connect: async (partner) => ({ ok: true, value: { connection: { partner: partner.name }, credential: 'qz_sandbox_key' } }),
           listTests: async () => ({ ok: true, value: [{ id: 'q1', name: 'Test q1' }] }),
           async send({ testId }) {
             if (testId === 'refused') return { ok: false, refused: true, message: 'Quizzly said no.' };
@@ -152,6 +152,7 @@ describe('a platform plugin', () => {
       expect((await api.get('/_mock/platforms').expect(200)).body.platforms.map((p: { name: string }) => p.name)).toEqual(['quizzly']);
       expect((await api.post('/_mock/platforms/quizzly/connect').send({ partner_url: 'http://127.0.0.1:9/', partner_name: 'P', token: 't' }).expect(200)).body).toEqual({
         connection: { partner: 'P' },
+        credential: 'qz_sandbox_key',
       });
       expect((await api.get('/_mock/platforms/quizzly/tests').expect(200)).body).toEqual({ tests: [{ id: 'q1', name: 'Test q1' }] });
       const sent = await api.post('/_mock/platforms/quizzly/sends').send({ test_id: 'q1' }).expect(201);

@@ -1,7 +1,8 @@
 import { greenhousePlugin } from './greenhouse/index.js';
 import type { PlatformPlugin } from './plugin.js';
 
-export type { PlatformPlugin, PlatformSide, PluginSetup, ScriptedPlatform, ScriptedReport, ScriptOutcome } from './plugin.js';
+export type { Connected, PlatformPlugin, PlatformSide, PluginSetup, ScriptedPlatform, ScriptedReport, ScriptOutcome } from './plugin.js';
+export { definePlatformPlugin } from './plugin.js';
 
 /**
  * The registry: the platforms the mock plays besides the hiring platform, one line each, each its

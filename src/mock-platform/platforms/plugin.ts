@@ -176,6 +176,19 @@ export interface SandboxPartner {
   token: string;
 }
 
+/** A sandbox company connected to a partner. */
+export interface Connected {
+  /** What the platform shows of the connection, never a secret. */
+  connection: Record<string, unknown>;
+  /**
+   * The credential the customer gives the partner for this platform, when the partner needs one to
+   * reach it (Ashby's API key, which authenticates `assessment.update`): `npm run dev` and the
+   * harness store it on the customer's account as `npm run accounts -- credential set` does. A
+   * sandbox's own, issued by the mock: not a secret of anyone's.
+   */
+  credential?: string;
+}
+
 /**
  * The recruiter's actions on the plugin's sandbox company, for scripts: the same actions its pages
  * perform, with the same calls to the partner. Ids are text, whatever the platform's are.
@@ -186,10 +199,9 @@ export interface ScriptedPlatform {
   candidates(): ScriptedCandidate[];
   /**
    * Connects the sandbox company to a partner, as its customer does on that platform (Greenhouse:
-   * the partnerships team enters the partner's URLs and the customer's key). What the platform
-   * shows of the connection, never a secret.
+   * the partnerships team enters the partner's URLs and the customer's key).
    */
-  connect(partner: SandboxPartner): Promise<ScriptOutcome<Record<string, unknown>>>;
+  connect(partner: SandboxPartner): Promise<ScriptOutcome<Connected>>;
   /** The tests the partner lists to the company, asked as the platform asks. */
   listTests(): Promise<ScriptOutcome<{ id: string; name: string }[]>>;
   /**
@@ -210,9 +222,9 @@ export interface PluginDev {
   partnerSettings?(mockUrl: string): Record<string, string>;
   /**
    * `npm run dev`'s banner: its link in the list of addresses, and the steps to try it (the first
-   * line says whether `connect` went through).
+   * line says whether `connect` went through). A plugin without one is connected all the same.
    */
-  banner(context: { mockUrl: string; partnerName: string; connected: { ok: true } | { ok: false; message: string } }): {
+  banner?(context: { mockUrl: string; partnerName: string; connected: { ok: true } | { ok: false; message: string } }): {
     link: { label: string; url: string };
     steps: string[];
   };

@@ -45,7 +45,8 @@ export function reportJson(r: ScriptedReport) {
  *
  *   GET  /_mock/platforms                               the platforms, each with its sandbox company and candidates
  *   GET  /_mock/platforms/{name}                        one of them
- *   POST /_mock/platforms/{name}/connect                {partner_url, partner_name, token}: its company connects to the partner
+ *   POST /_mock/platforms/{name}/connect                {partner_url, partner_name, token}: its company connects to the
+ *                                                       partner; {connection, credential?} (see plugin.ts `Connected`)
  *   GET  /_mock/platforms/{name}/tests                  the tests the partner lists to it (the platform calls the partner)
  *   POST /_mock/platforms/{name}/sends                  {test_id, test_name?, candidate_id?}: sends a test; 201 {report}
  *   GET  /_mock/platforms/{name}/reports/{report_id}    a test sent, as the platform shows it now
@@ -88,7 +89,7 @@ export function platformsRouter(deps: { platforms: readonly { plugin: PlatformPl
     const { side } = platformOf(param(req, 'platform'));
     const input = parseOr422(ConnectBody, req.body ?? {});
     const outcome = await side.script.connect({ url: input.partner_url, name: input.partner_name, token: input.token });
-    answer(res, outcome, (connection) => res.json({ connection }));
+    answer(res, outcome, ({ connection, credential }) => res.json({ connection, ...(credential !== undefined && { credential }) }));
   });
 
   router.get('/:platform/tests', async (req, res) => {

@@ -60,7 +60,7 @@ export function greenhouseScript(deps: { greenhouse: Greenhouse; store: Greenhou
     async connect(partner) {
       const input = parseOr422(PartnerInput, { name: partner.name, api_key: partner.token, base_url: partner.url });
       const configured = greenhouse.configure(companyId, { name: input.name, apiKey: input.api_key, baseUrl: input.base_url });
-      return { ok: true, value: partnerJson(configured) };
+      return { ok: true, value: { connection: partnerJson(configured) } };
     },
 
     async listTests() {
