@@ -120,6 +120,8 @@ const startBody = (typeId: string, application = randomUUID()) => ({
   job: { ashby_id: 'job-7', name: 'Backend Engineer', ashby_job_url: 'https://app.ashbyhq.com/jobs/job-7', req_id: 'ENG-42', hiringTeam: [] },
 });
 
+const outboxOf = (reportId: string) => rows('SELECT body, status, last_error FROM report_updates WHERE report_id = ? ORDER BY id', reportId);
+
 /** A start that succeeds; the assessment's id. */
 async function start(who: Customer = acme, body: unknown = startBody(who.types[0]!.assessment_type_id)): Promise<string> {
   const res = await call('assessment.start', who.token, body);
@@ -127,11 +129,16 @@ async function start(who: Customer = acme, body: unknown = startBody(who.types[0
   return res.body.results.assessment_id as string;
 }
 
-/** The vendor's product posts a result or a stage, once the invitation is started in it. */
+/**
+ * The vendor's product posts a result or a stage, once the invitation is started in it and the
+ * updates queued before are settled: each of a test's updates is then a request of its own (pending
+ * ones would be merged into one).
+ */
 async function postResult(reportId: string, result: Record<string, unknown>) {
   await eventually(async () => expect((await row('SELECT started_at FROM invitations WHERE report_id = ?', reportId))?.started_at).toBeTruthy(), {
     what: 'the invitation to be started',
   });
+  await eventually(async () => expect((await outboxOf(reportId)).filter((u) => u.status === 'pending')).toEqual([]), { what: 'the updates queued before settled' });
   const raw = JSON.stringify(result);
   const res = await request(partner.url)
     .post(`/vendor/reports/${reportId}/result`)
@@ -152,7 +159,6 @@ const updatesReceived = (assessmentId: string, n: number) =>
     { what: `${n} assessment.update of ${assessmentId}` },
   );
 
-const outboxOf = (reportId: string) => rows('SELECT body, status, last_error FROM report_updates WHERE report_id = ? ORDER BY id', reportId);
 
 describe('authentication', () => {
   it.each([
@@ -302,6 +308,10 @@ describe('assessment.start', () => {
     expect(res.body).toMatchObject({ success: false, errorInfo: { code: 'missing_api_key' } });
     expect(res.body.message).toContain(`npm run accounts -- credential set ${initech.id} ashby <key>`);
     expect(await invitationCount()).toBe(before);
+    // The vendor's operator, who sets the key, reads it on the dashboard.
+    const page = await request(partner.url).get('/admin').auth('admin', 'admin').expect(200);
+    expect(page.text).toContain('Ashby asked to start an assessment, refused: this account has no Ashby API key');
+    expect(page.text).toContain(`npm run accounts -- credential set ${initech.id} ashby &lt;key&gt;`);
   });
 
   it('refuses a body that breaks the rules with a 422 naming each field', async () => {
@@ -336,7 +346,16 @@ describe('assessment.cancel', () => {
       cancel_reason: 'Canceled in Ashby',
     });
     expect((await call('assessment.cancel', acme.token, { assessment_id: id.toUpperCase() })).body).toEqual({ success: true, results: { assessment_id: id } });
-    await eventually(async () => expect((await outboxOf(id)).map((u) => u.status)).toEqual(['superseded', 'superseded']), { what: 'the updates settled' });
+    // The cancel's update (and the start's, when the invitation started before it) settled without a request.
+    const settled = await eventually(
+      async () => {
+        const updates = await outboxOf(id);
+        expect(updates.map((u) => u.status)).toEqual(updates.map(() => 'superseded'));
+        return updates;
+      },
+      { what: 'the updates settled' },
+    );
+    expect(json(settled.at(-1)!.body)).toMatchObject({ status: 'canceled', canceled_by: 'platform' });
     expect(ashby.of(id)).toEqual([]);
   });
 

@@ -94,6 +94,15 @@ export function mountAshbyRoutes(router: Router, deps: AshbyRouteDeps): void {
     const body = parseOr422(StartBody, req.body ?? {});
     // Refused here rather than a dead letter later: without the key, no update could reach Ashby.
     if (!(await core.connections.get(account.id, ASHBY))?.hasCredential) {
+      // Said on the dashboard too ("Reports from platforms"): the vendor's operator is the one to set it.
+      // Bounded per account as every notice is; past its rate the refusal is still answered.
+      await core.notices.add({
+        platform: ASHBY,
+        accountId: account.id,
+        reportId: null,
+        summary: 'Ashby asked to start an assessment, refused: this account has no Ashby API key',
+        detail: { assessment_type_id: body.assessment_type_id, set_it_with: credentialCommand(account.id) },
+      });
       throw new AppError(
         422,
         'missing_api_key',
