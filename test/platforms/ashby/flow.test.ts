@@ -205,6 +205,20 @@ describe('assessment.list', () => {
     expect(acme.types.map((t) => t.assessment_type_id)).not.toContain(globex.types[0]!.assessment_type_id);
   });
 
+  it('is what the home page gives Ashby: the base URL and each call, and the API the updates go to', async () => {
+    const home = await request(partner.url).get('/').set('Accept', 'application/json').expect(200);
+    expect(home.body.platforms.ashby).toEqual({
+      label: 'Ashby',
+      endpoints: {
+        base_url: `${partner.url}/ashby`,
+        'assessment.list': `${partner.url}/ashby/assessment.list`,
+        'assessment.start': `${partner.url}/ashby/assessment.start`,
+        'assessment.cancel': `${partner.url}/ashby/assessment.cancel`,
+      },
+      settings: { api_url: ashby.url },
+    });
+  });
+
   it('answers {success, results: []} for an account without tests, whatever the body holds', async () => {
     const { token } = await partner.customer('Empty Inc');
     const res = await call('assessment.list', token, { anything: 1 });
