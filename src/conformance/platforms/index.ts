@@ -1,3 +1,4 @@
+import { ashbyChecker } from './ashby/index.js';
 import { greenhouseChecker } from './greenhouse/index.js';
 import { hiringPlatformChecker } from './hiring-platform/index.js';
 import type { CheckerPlugin } from './plugin.js';
@@ -10,4 +11,5 @@ import type { CheckerPlugin } from './plugin.js';
 export const CHECKERS: readonly CheckerPlugin[] = [
   hiringPlatformChecker,
   greenhouseChecker,
+  ashbyChecker,
 ];
