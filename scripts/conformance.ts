@@ -3,6 +3,7 @@
  *
  *   npm run conformance -- http://127.0.0.1:3000/callbacks --token <A> --token <B> [--results-secret <S>] [--mock] [--yes]
  *   npm run conformance -- --platform greenhouse http://127.0.0.1:3000/greenhouse --key <K> [--other-key <L>] [--results-secret <S>] [--yes]
+ *   npm run conformance -- --platform ashby http://127.0.0.1:3000/ashby --key <K> --other-key <L> [--results-secret <S>] [--wait]
  *
  * `--platform <name>` picks one of the platforms the checker registers
  * (src/conformance/platforms/index.ts); `--help` lists them and each one's options;
