@@ -113,6 +113,19 @@ export function connectionStore(sql: Sql, clock: Clock, linkSecret: string) {
       return true;
     },
 
+    /**
+     * Records that the account uses the platform, with no company id or credential yet: the
+     * dashboard then lists the connection, and flags a credential the platform needs and lacks
+     * (Ashby refusing a start for want of the customer's key). Nothing changes when it exists.
+     */
+    async ensure(accountId: number, platform: string, tx: Sql = sql): Promise<void> {
+      const at = now();
+      await tx.run(
+        `INSERT INTO connections (account_id, platform, created_at, updated_at) VALUES ($1, $2, $3, $3) ON CONFLICT (account_id, platform) DO NOTHING`,
+        [accountId, platform, at],
+      );
+    },
+
     /** Stores the customer's credential for the platform, replacing any before (a rotation). */
     async setCredential(accountId: number, platform: string, credential: string, tx: Sql = sql): Promise<void> {
       if (credential.length === 0 || credential.length > CREDENTIAL_MAX_LENGTH) {

@@ -94,6 +94,8 @@ export function mountAshbyRoutes(router: Router, deps: AshbyRouteDeps): void {
     const body = parseOr422(StartBody, req.body ?? {});
     // Refused here rather than a dead letter later: without the key, no update could reach Ashby.
     if (!(await core.connections.get(account.id, ASHBY))?.hasCredential) {
+      // The account uses Ashby from now on: the dashboard lists the connection and flags the missing key.
+      await core.connections.ensure(account.id, ASHBY);
       // Said on the dashboard too ("Reports from platforms"): the vendor's operator is the one to set it.
       // Bounded per account as every notice is; past its rate the refusal is still answered.
       await core.notices.add({
