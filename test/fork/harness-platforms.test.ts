@@ -20,8 +20,8 @@ describe('the harness, on each platform the mock plays', () => {
   afterAll(() => harness?.close());
 
   it('names the hiring platform, then each platform the mock plays', () => {
-    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse']);
-    expect(() => harness.platform('workday')).toThrow('The mock plays no platform "workday": it plays hiring-platform, greenhouse');
+    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse', 'ashby']);
+    expect(() => harness.platform('workday')).toThrow('The mock plays no platform "workday": it plays hiring-platform, greenhouse, ashby');
   });
 
   it.each([
@@ -199,7 +199,7 @@ describe("the harness, on a platform of the vendor's own", () => {
   afterAll(() => harness?.close());
 
   it('connects its company with the credential it gives the customer, sends through it, and sees the result it was told with that key', async () => {
-    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse', 'quizzly']);
+    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse', 'ashby', 'quizzly']);
     const quizzly = harness.platform('quizzly');
     const [test] = await quizzly.listTests();
     expect(test!.name).toBe('SQL basics');

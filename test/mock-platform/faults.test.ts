@@ -207,6 +207,9 @@ describe('faults on the callbacks to the partner', () => {
       'greenhouse.response_error',
       'greenhouse.send_test',
       'greenhouse.test_status',
+      'ashby.assessment.list',
+      'ashby.assessment.start',
+      'ashby.assessment.cancel',
     ]);
     expect(listed.body.faults).toEqual([expect.objectContaining({ target: 'callback', endpoint: 'cancel', status: 503 })]);
     const cancel = await request(mock.app).post(`/api/marketplace/c/${ACME.id}/reports/${report.id}/cancel`).expect(502);

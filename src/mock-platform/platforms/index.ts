@@ -1,3 +1,4 @@
+import { ashbyPlugin } from './ashby/index.js';
 import { greenhousePlugin } from './greenhouse/index.js';
 import type { PlatformPlugin } from './plugin.js';
 
@@ -12,5 +13,6 @@ export { definePlatformPlugin } from './plugin.js';
 export function mockPlatforms(): readonly PlatformPlugin[] {
   return [
     greenhousePlugin,
+    ashbyPlugin,
   ];
 }

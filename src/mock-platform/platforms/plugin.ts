@@ -77,7 +77,12 @@ export interface PluginSetup {
   publicUrl: string;
   /** The call log: every call it makes to the partner is recorded there. */
   calls: CallLog;
-  /** The armed faults: `take(name, 'callback')` before each call it makes to the partner. */
+  /**
+   * The armed faults: `take(name, 'callback')` before each call it makes to the partner. A fault
+   * its receiver answers in the platform's own words (Ashby's 200 with `success: false`) is a
+   * platform endpoint of its own, `register(name)`ed when mounted and `take(name)`n after
+   * `endpoint(...)`'s handlers, so the call is logged with it.
+   */
   faults: FaultStore;
   /** How long each call to the partner may take. */
   callbackTimeoutMs: number;
