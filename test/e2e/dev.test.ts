@@ -4,6 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/lib/clock.js';
+import { sqliteSql } from '../../src/lib/sql.js';
+import { DEV_CANDIDATE_LINK_SECRET } from '../../src/partner/config.js';
+import { connectionStore } from '../../src/partner/connections/store.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { openMockDb } from '../../src/mock-platform/db.js';
 import { banner, startSandbox } from '../../scripts/dev.js';
@@ -221,7 +225,7 @@ describe('npm run dev for each kind of partner', () => {
   it("the Greenhouse company comes configured with the partner's URL and the demo token as its key, and the banner and the sandbox's home link it", async () => {
     const sandbox = await startDev(path.join(dir, 'greenhouse.db'));
     try {
-      expect(sandbox.platforms).toEqual({ greenhouse: { ok: true } });
+      expect(sandbox.platforms).toMatchObject({ greenhouse: { ok: true } });
       const token = readFileSync(path.join(dir, 'greenhouse.db.demo-token'), 'utf8').trim();
       const configured = await request(sandbox.mockUrl).get('/api/greenhouse/companies/1/partner').expect(200);
       expect(configured.body.partner).toMatchObject({
@@ -238,6 +242,41 @@ describe('npm run dev for each kind of partner', () => {
       const home = await request(sandbox.mockUrl).get('/').expect(200);
       expect(home.text).toContain('href="/greenhouse/companies/1"');
       expect(home.text).toContain('partner: Demo Assessments');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("the Ashby company comes connected with the partner's /ashby base and the demo token, the partner posts its updates to the mock, and the demo account holds the company's Ashby API key", async () => {
+    const sandbox = await startDev(path.join(dir, 'ashby.db'));
+    try {
+      expect(sandbox.platforms).toEqual({ greenhouse: { ok: true }, ashby: { ok: true } });
+      const token = readFileSync(path.join(dir, 'ashby.db.demo-token'), 'utf8').trim();
+      const company = await request(sandbox.mockUrl).get('/ashby/companies/1').expect(200);
+      expect(company.text).toContain(`<dt>Base URL</dt><dd class="url">${sandbox.partnerUrl}/ashby</dd>`);
+      expect(company.text).toContain(`API key <code>…${token.slice(-4)}</code>`);
+
+      // The partner's ASHBY_API_URL is the mock's Ashby API, where it says it posts assessment.update.
+      const home = await request(sandbox.partnerUrl).get('/').set('accept', 'application/json').expect(200);
+      expect(home.body.platforms.ashby.settings).toEqual({ api_url: `${sandbox.mockUrl}/ashby/api` });
+      expect(company.text).toContain(`its <code>ASHBY_API_URL</code> is <code>${sandbox.mockUrl}/ashby/api</code>`);
+
+      // The demo account holds the key Hooli issued (what the Ashby page shows), sealed as credential set stores it.
+      const key = /<code class="secret">([^<]+)<\/code>/.exec(company.text)![1]!;
+      const partnerDb = openDb(path.join(dir, 'ashby.db'));
+      try {
+        expect(await connectionStore(sqliteSql(partnerDb), systemClock, DEV_CANDIDATE_LINK_SECRET).credential(1, 'ashby')).toBe(key);
+      } finally {
+        partnerDb.close();
+      }
+
+      const text = banner(sandbox);
+      expect(text).toMatch(new RegExp(`Ashby company\\s+${sandbox.mockUrl}/ashby/companies/1`));
+      expect(text).toContain("On Ashby, Hooli has connected Demo Assessments (its /ashby/ endpoints, the same token as API key), and the demo account holds Hooli's Ashby API key:");
+      expect(text).toContain(`the partner posts assessment.update to ${sandbox.mockUrl}/ashby/api`);
+      const sandboxHome = await request(sandbox.mockUrl).get('/').expect(200);
+      expect(sandboxHome.text).toContain('href="/ashby/companies/1"');
+      expect(sandboxHome.text).toContain('Ashby company 1 · partner: Demo Assessments');
     } finally {
       await sandbox.close();
     }

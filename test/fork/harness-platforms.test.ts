@@ -27,6 +27,7 @@ describe('the harness, on each platform the mock plays', () => {
   it.each([
     ['hiring-platform', '87%'],
     ['greenhouse', 87],
+    ['ashby', 87],
   ])('%s: lists the account\'s tests, sends one, and shows the result after the product posts it', async (name, shownScore) => {
     const platform = harness.platform(name);
     const tests = await platform.listTests();
