@@ -19,7 +19,7 @@ if (scratch.TMPDIR) process.env.TMPDIR = scratch.TMPDIR;
  * test/postgres, what only PostgreSQL allows (several instances on one database). The mock
  * platform's and the repository's have no partner database.
  */
-const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/platforms/ashby', 'test/postgres'];
+const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/platforms/ashby', 'test/platforms/hibob', 'test/postgres'];
 /**
  * Files of the folders not in ON_BOTH that run on PostgreSQL too: the conformance checker's runs
  * against the kit's Greenhouse and Ashby routes, whose invitations, sealed keys and update outbox
@@ -52,6 +52,7 @@ const SQLITE_ONLY = [
   'test/platforms/greenhouse/delivery.test.ts',
   'test/platforms/greenhouse/send-test.test.ts',
   'test/platforms/greenhouse/status.test.ts',
+  'test/platforms/hibob/mapping.test.ts',
 ];
 
 export default defineConfig({

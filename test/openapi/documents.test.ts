@@ -89,7 +89,7 @@ describe('served', () => {
   });
 });
 
-it('documents every route the partner app serves to the platforms (callbacks, webhooks, Greenhouse, Ashby, vendor endpoints)', async () => {
+it('documents every route the partner app serves to the platforms (callbacks, webhooks, Greenhouse, Ashby, HiBob, vendor endpoints)', async () => {
   const harness = await partnerHarness();
   try {
     interface Layer {
@@ -101,7 +101,7 @@ it('documents every route the partner app serves to the platforms (callbacks, we
     const stack = routesOf((harness.app as unknown as { router: { stack: Layer[] } }).router.stack);
     const normalise = (p: string) => p.replace(/:\w+/g, '{}').replace(/\{\w+\}/g, '{}');
     const served = stack
-      .filter((layer) => layer.route && /^\/(callbacks|webhooks|greenhouse|ashby|vendor)\//.test(layer.route.path))
+      .filter((layer) => layer.route && /^\/(callbacks|webhooks|greenhouse|ashby|hibob|vendor)\//.test(layer.route.path))
       .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${normalise(layer.route!.path)}`));
     const documented = operationsOf(partnerApiDocument()).map(({ path, method }) => `${method.toUpperCase()} ${normalise(path)}`);
     expect(served.length).toBeGreaterThanOrEqual(10);

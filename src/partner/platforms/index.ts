@@ -1,5 +1,6 @@
 import { ashbyPlatform } from './ashby/index.js';
 import { greenhousePlatform } from './greenhouse/index.js';
+import { hibobPlatform } from './hibob/index.js';
 import { hiringPlatform, type HiringPlatformOptions } from './hiring-platform/index.js';
 import type { PlatformDefinition } from './platform.js';
 
@@ -35,6 +36,7 @@ export function kitPlatforms(options: HiringPlatformOptions = {}): PlatformDefin
     hiringPlatform(options) as PlatformDefinition,
     greenhousePlatform() as PlatformDefinition,
     ashbyPlatform() as PlatformDefinition,
+    hibobPlatform() as PlatformDefinition,
   ];
 }
 
