@@ -141,6 +141,7 @@ export function createApp(deps: AppDeps): Express {
     app.use(
       '/admin',
       dashboard({
+        sql,
         accounts,
         invitations,
         lifecycle,

@@ -168,7 +168,8 @@ describe('a candidate takes the test in a real browser', () => {
   it('an operator cancels from the dashboard in the browser (signed in, same-origin form): the platform shows canceled', async () => {
     const reportId = await send(GRACE);
     await mailTo('grace@example.com');
-    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    // Basic credentials on every request (as a script sends them): a browser without them is sent to the sign-in page.
+    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password, send: 'always' } });
     await page.goto(`${partnerUrl}/admin`);
     await clickAndLoad(page, page.locator(`a[href="/admin/reports/${reportId}"]`).first());
     expect(await page.locator('h1').textContent()).toContain('Grace Hopper');

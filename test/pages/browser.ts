@@ -1,11 +1,23 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { clickAndLoad, openPage } from '../support/browser.js';
 
 export { clickAndLoad, openPage };
 import { ADMIN } from '../invitations/support.js';
 
-/** The dashboard as its operator opens it: the browser answers the Basic challenge. */
-export const asOperator = (browser: Browser) => openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+/**
+ * The dashboard as its operator opens it: signed in on its sign-in page, the session's cookie kept
+ * by the browser for the pages that follow.
+ */
+export async function asOperator(browser: Browser, publicUrl: string, options: BrowserContextOptions = {}): Promise<{ page: Page; problems: string[] }> {
+  const opened = await openPage(browser, options);
+  const { page } = opened;
+  await page.goto(`${publicUrl}/admin/sign-in`);
+  await page.getByLabel('User name').fill(ADMIN.username);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  if (new URL(page.url()).pathname !== '/admin') throw new Error(`signing in led to ${page.url()}, not the dashboard`);
+  return opened;
+}
 
 /** What a person reads in the page's main part: the rendered text only (a closed `<details>` hides its content). */
 export const mainText = (page: Page) => page.locator('main').innerText();

@@ -49,7 +49,7 @@ describe('the dashboard in a browser', () => {
     // Both updates (the links, then the result) go in one request, refused: retried later.
     expect(await h.worker.runOnce()).toMatchObject({ delivered: 0, retried: 2 });
 
-    const { page, problems } = await asOperator(browser);
+    const { page, problems } = await asOperator(browser, h.publicUrl);
     await page.goto(`${h.publicUrl}/admin`);
     const updates = page.locator('table.updates');
     const text = await updates.innerText();
@@ -112,7 +112,7 @@ describe('the dashboard in a browser', () => {
     await partner();
     const { reportId } = await invite();
     const candidateUrl = (await h.row('SELECT candidate_url FROM invitations'))!.candidate_url as string;
-    const { page, problems } = await asOperator(browser);
+    const { page, problems } = await asOperator(browser, h.publicUrl);
 
     await page.goto(`${h.publicUrl}/admin`);
     const mails = page.locator('main table').last();
@@ -176,7 +176,7 @@ describe('the dashboard in a browser', () => {
     expect(candidate.page.url()).toMatch(/\/take\?token=/);
     expect((await mainText(candidate.page)).match(/thank you/gi)).toHaveLength(1);
 
-    const { page, problems } = await asOperator(browser);
+    const { page, problems } = await asOperator(browser, h.publicUrl);
     await page.goto(`${h.publicUrl}/admin/reports/${reportId}`);
     await page.getByRole('button', { name: 'Record result: clear…' }).click();
     await page.waitForURL(/\/decide\?decision=clear/);
@@ -213,10 +213,11 @@ describe('the dashboard in a browser', () => {
     await h.customer('Initech', [], null);
     const keyIds = (await h.rows('SELECT account_id, lookup FROM account_tokens ORDER BY id')).map((r) => ({ account: r.account_id, keyId: `ptk_${r.lookup}` }));
 
-    const { page, problems } = await asOperator(browser);
-    await page.goto(`${h.publicUrl}/admin`);
+    const { page, problems } = await asOperator(browser, h.publicUrl);
+    await page.goto(`${h.publicUrl}/admin/accounts`);
+    // Newest first: Initech, Globex, Acme.
     const rows = page.locator('table.accounts tbody tr');
-    const acmeRow = await rows.nth(0).innerText();
+    const acmeRow = await rows.nth(2).innerText();
     expect(acmeRow).toContain('Acme');
     expect(acmeRow).toContain('company 3');
     expect(acmeRow).toContain('since 1 Nov 2026, 09:00:00 UTC');
@@ -225,7 +226,7 @@ describe('the dashboard in a browser', () => {
     const globexRow = await rows.nth(1).innerText();
     expect(globexRow).toContain('company 3');
     expect(globexRow).toContain(`${keyIds[2]!.keyId}… created 1 Nov 2026, 10:01:00 UTC`);
-    expect(await rows.nth(2).innerText()).toContain('not connected');
+    expect(await rows.nth(0).innerText()).toContain('not connected');
     // The whole token is never shown: only its key id.
     expect(await mainText(page)).not.toMatch(/ptk_\w{40,}/);
 
@@ -233,7 +234,8 @@ describe('the dashboard in a browser', () => {
     expect(note).toContain('is connected to 2 accounts (Acme #1, Globex #2)');
     expect(note).toContain("It now calls with Globex #2's token");
 
-    const invitations = page.locator('main table').nth(1);
+    await page.goto(`${h.publicUrl}/admin`);
+    const invitations = page.locator('table.invitations');
     expect(await invitations.locator('tbody tr').nth(0).innerText()).toMatch(/Grace Hopper[\s\S]*Globex #2/);
     expect(await invitations.locator('tbody tr').nth(1).innerText()).toMatch(/Ada Lovelace[\s\S]*Acme #1/);
 

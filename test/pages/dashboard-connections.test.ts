@@ -87,11 +87,17 @@ describe('the dashboard: accounts and their connections to platforms', () => {
     return {
       ...parts,
       clock,
-      /** The overview, and the row of the account named `name`. */
+      /** The accounts page, and the row of the account named `name`. */
       async overview() {
-        const res = await request(parts.app).get('/admin').set('Host', new URL(PUBLIC_URL).host).set('Authorization', AUTH);
+        const res = await request(parts.app).get('/admin/accounts').set('Host', new URL(PUBLIC_URL).host).set('Authorization', AUTH);
         expect(res.status).toBe(200);
-        return { html: res.text, row: (name: string) => res.text.split('<tr>').find((r) => r.includes(`<td>${name} <span class="muted">#`)) ?? '' };
+        return { html: res.text, row: (name: string) => res.text.split('<tr>').find((r) => r.includes(`">${name}</a> <span class="muted">#`)) ?? '' };
+      },
+      /** One account's page. */
+      async account(id: number) {
+        const res = await request(parts.app).get(`/admin/accounts/${id}`).set('Host', new URL(PUBLIC_URL).host).set('Authorization', AUTH);
+        expect(res.status).toBe(200);
+        return res.text;
       },
       /** An invitation of `platform`'s for the account, as its routes would store it. */
       invite: (accountId: number, platformName: string) =>
@@ -137,7 +143,7 @@ describe('the dashboard: accounts and their connections to platforms', () => {
     expect(html).not.toContain('short-key');
   });
 
-  it('when an account uses a platform whose updates need a credential and has none, then it is flagged with the command that sets one; not for a platform it never used, nor one that can do without', async () => {
+  it('when an account uses a platform whose updates need a credential and has none, then it is flagged with a link to set one; not for a platform it never used, nor one that can do without', async () => {
     const { account: connected } = await partner.accounts.create('Connected Co');
     await partner.connections.connect(connected.id, 'acme-ats', 'company-1');
     await partner.connections.connect(connected.id, 'acme-hr', 'hr-9');
@@ -150,15 +156,20 @@ describe('the dashboard: accounts and their connections to platforms', () => {
 
     const { row } = await partner.overview();
     const flag = (id: number) =>
-      `<span class="tag tag-dead">No Acme ATS API key: its Acme ATS updates cannot be delivered</span> <span class="muted">set it with</span> <code>npm run accounts -- credential set ${id} acme-ats</code>`;
+      `<span class="tag tag-dead">No Acme ATS API key: its Acme ATS updates cannot be delivered</span> <a href="/admin/accounts/${id}#credential-acme-ats">set it</a>`;
     expect(row('Connected Co')).toContain(flag(connected.id));
     expect(row('Connected Co')).toMatch(/<strong>Acme ATS<\/strong> <span class="muted">company<\/span> <code>company-1<\/code>\s*· <span class="muted">no Acme ATS API key<\/span>/);
     // A credential the platform can do without: said, not flagged.
     expect(row('Connected Co')).toMatch(/<strong>Acme HR<\/strong> <span class="muted">company<\/span> <code>hr-9<\/code>\s*· <span class="muted">no Acme HR token<\/span>/);
     expect(row('Connected Co')).not.toContain('No Acme HR token');
-    expect(row('Invited Co')).toContain(flag(invited.id));
+    // Not connected, but with an invitation of the platform: its own page reads that from its invitations.
+    expect(row('Invited Co')).not.toContain('cannot be delivered');
+    expect(await partner.account(invited.id)).toContain('<span class="tag tag-dead">None: its Acme ATS updates cannot be delivered</span>');
+    expect(await partner.account(connected.id)).toContain('<span class="tag tag-dead">None: its Acme ATS updates cannot be delivered</span>');
+    expect(await partner.account(connected.id)).not.toContain('None: its Acme HR updates');
     expect(row('Removed Co')).toContain(flag(removed.id));
     expect(row('Unused Co')).not.toContain('cannot be delivered');
+    expect(await partner.account((await partner.accounts.named('Unused', 1))[0]!.id)).not.toContain('cannot be delivered');
     expect(row('Unused Co')).toMatch(/<td class="connections">\s*<span class="muted">—<\/span>/);
 
     // Once set, the flag is gone.

@@ -40,31 +40,40 @@ describe('the dashboard', () => {
       expect((await get('/admin', 'Bearer anything')).status).toBe(401);
     });
 
-    it('with the right credentials, then accounts and their connection, invitations and report updates show', async () => {
+    it('with the right credentials, then invitations, report updates and the last 30 days show, and the accounts and their connection on their own page', async () => {
       const res = await get('/admin');
       expect(res.status).toBe(200);
-      expect(res.text).toContain('Acme Corp');
-      expect(res.text).toMatch(/Acme Corp <span class="muted">#1<\/span><\/td>\s*<td><span class="tag tag-delivered">company 3<\/span>/);
-      expect(res.text).toMatch(/Globex <span class="muted">#2<\/span><\/td>\s*<td><span class="tag tag-pending">not connected<\/span>/);
       expect(res.text).toContain('Grace Hopper');
       expect(res.text).toContain(`/admin/reports/${reportId}`);
       expect(res.text).toContain('1 pending');
+      expect(res.text).toContain('1 invitation: 1 open.');
+      expect(res.text).toContain('<a href="/admin/accounts">2 accounts</a>');
       expect(res.text).not.toMatch(/<script/i);
+      const accounts = await get('/admin/accounts');
+      expect(accounts.status).toBe(200);
+      expect(accounts.text).toMatch(/Acme Corp<\/a> <span class="muted">#1<\/span><\/td>\s*<td><span class="tag tag-delivered">company 3<\/span>/);
+      expect(accounts.text).toMatch(/Globex<\/a> <span class="muted">#2<\/span><\/td>\s*<td><span class="tag tag-pending">not connected<\/span>/);
     });
 
-    it('with more accounts than a page shows, then the newest 100 show, with how many there are in all, and a company shared by two older accounts is still named', async () => {
+    it('with more accounts than a page shows, then the newest 50 show, newest first, the next page after them, with how many there are in all, and a company shared by two older accounts is still named', async () => {
       await h.customer('Initech', [], 7);
       await h.customer('Initrode', [], 7);
       for (let n = 1; n <= 150; n++) await h.customer(`Customer ${n}`, [], null);
-      const res = await get('/admin');
-      expect(res.status).toBe(200);
-      const rows = [...res.text.matchAll(/<td>([^<]+) <span class="muted">#(\d+)<\/span><\/td>\s*<td><span class="tag/g)];
-      expect(rows.map((r) => Number(r[2]))).toEqual(Array.from({ length: 100 }, (_, i) => 55 + i));
-      expect(res.text).toContain('The newest 100 of 154 accounts.');
-      expect(res.text).toContain('Platform company 7 is connected to 2 accounts (Initech #3, Initrode #4)');
-      // The invitation's account is named, though it is not among those listed.
-      expect(res.text).toMatch(/Acme Corp <span class="muted">#1<\/span><\/td>/);
-      expect(res.text).toContain('Grace Hopper');
+      const ids = (html: string) => [...html.matchAll(/<td><a href="\/admin\/accounts\/\d+">([^<]+)<\/a> <span class="muted">#(\d+)<\/span><\/td>/g)].map((r) => Number(r[2]));
+      const first = await get('/admin/accounts');
+      expect(first.status).toBe(200);
+      expect(ids(first.text)).toEqual(Array.from({ length: 50 }, (_, i) => 154 - i));
+      expect(first.text).toContain('All accounts <span class="muted">(154)</span>');
+      expect(first.text).toContain('Platform company 7 is connected to 2 accounts (Initech #3, Initrode #4)');
+      const next = /href="(\/admin\/accounts\?before=\d+)" rel="next"/.exec(first.text)![1]!;
+      expect(next).toBe('/admin/accounts?before=105');
+      const second = await get(next);
+      expect(ids(second.text)).toEqual(Array.from({ length: 50 }, (_, i) => 104 - i));
+      const last = await get('/admin/accounts?before=5');
+      expect(ids(last.text)).toEqual([4, 3, 2, 1]);
+      expect(last.text).not.toContain('rel="next"');
+      // The invitation's account is named on the overview, though its account is far down the list.
+      expect((await get('/admin')).text).toMatch(/Acme Corp<\/a> <span class="muted">#1<\/span><\/td>/);
     });
 
     it('on another host name than PUBLIC_URL’s (DNS rebinding), then 421 with a page naming the dashboard’s address, not the data, even with the right credentials', async () => {

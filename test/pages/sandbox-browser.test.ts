@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockPlatform, type RunningMockPlatform } from '../../src/mock-platform/server.js';
 import { leaveChromium, sharedChromium } from '../support/browser.js';
 import { ACME, ADA, CODENAME, registerManifest } from '../e2e/support.js';
-import { ADMIN, flowHarness, type FlowHarness } from '../invitations/support.js';
-import { openPage } from './browser.js';
+import { flowHarness, type FlowHarness } from '../invitations/support.js';
+import { asOperator, openPage } from './browser.js';
 
 /**
  * The sandbox as a newcomer walks through it in a browser: the mock platform and the partner wired
@@ -51,7 +51,7 @@ const pageOverflow = (page: Page) => page.evaluate('document.documentElement.scr
 
 describe('on a phone', () => {
   it('the dashboard, an invitation, the mock’s calls and a call fit the screen: wide tables scroll inside their own box', async () => {
-    const { page, problems } = await openPage(browser, { ...PHONE, httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    const { page, problems } = await asOperator(browser, h.publicUrl, PHONE);
     const pages = [
       `${h.publicUrl}/admin`,
       `${h.publicUrl}/admin/reports/${reportId}`,
@@ -95,10 +95,8 @@ describe('on a phone', () => {
 
 describe('the dashboard, navigated', () => {
   it('the candidate’s name opens the invitation, the e-mail’s subject opens the e-mail; urls.cancel is not a link; a delivered update has no next attempt', async () => {
-    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password } });
+    const { page, problems } = await asOperator(browser, h.publicUrl);
     await page.goto(`${h.publicUrl}/admin`);
-    const accountsNote = await page.locator('p.muted', { hasText: 'npm run accounts -- token' }).innerText();
-    expect(accountsNote).toContain('npm run accounts -- token <account number> (the number after #, e.g. 1)');
 
     const invitations = page.locator('table', { has: page.locator('th', { hasText: 'Candidate' }) });
     expect(await invitations.locator('th').allInnerTexts()).toEqual(['Candidate', 'Assessment', 'Account', 'Status', 'Progress', 'Report']);

@@ -205,6 +205,16 @@ export function accountStore(sql: Sql, clock: Clock) {
       return rows.map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
     },
 
+    /** The tokens that still work of several accounts at once, each account's oldest first (the dashboard's list of accounts). */
+    async activeTokensOf(accountIds: readonly number[]): Promise<{ accountId: number; keyId: string; createdAt: string }[]> {
+      if (accountIds.length === 0) return [];
+      const rows = await sql.all<{ account_id: number; lookup: string; created_at: string }>(
+        `SELECT account_id, lookup, created_at FROM account_tokens WHERE account_id IN (${placeholders(accountIds.length)}) AND revoked_at IS NULL ORDER BY account_id, id`,
+        accountIds,
+      );
+      return rows.map((r) => ({ accountId: r.account_id, keyId: `${TOKEN_PREFIX}${r.lookup}`, createdAt: r.created_at }));
+    },
+
     /** Every account, oldest first (the accounts CLI). */
     list: (): Promise<AccountSummary[]> => summaries('ORDER BY a.id'),
     /** The `limit` newest accounts, newest first: what a page can show when there are thousands. */

@@ -1,9 +1,9 @@
 import express, { Router, type Request, type Response } from 'express';
 import { NOTICE_LIMITS, type PlatformNoticeStore } from '../platforms/notices.js';
 import type { Platform, PlatformDefinition } from '../platforms/platform.js';
-import { maskedCredential, type Connection, type ConnectionStore } from '../connections/store.js';
+import type { ConnectionStore } from '../connections/store.js';
 import { z } from 'zod';
-import type { AccountStore, AccountSummary } from '../accounts/store.js';
+import type { AccountStore } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { REPORT_STATUSES, type PartnerKind } from '../../contract/decisions.js';
 import { KitReportId } from '../invitations/report-id.js';
@@ -14,15 +14,23 @@ import { KIND_WORDING } from '../invitations/kinds.js';
 import type { InvitationLifecycle } from '../invitations/lifecycle.js';
 import type { InvitationLinks } from '../invitations/links.js';
 import type { Invitation, InvitationStore } from '../invitations/store.js';
+import { accountPages } from './dashboard-accounts.js';
+import { listPages } from './dashboard-lists.js';
+import { dashboardReads } from './dashboard-reads.js';
+import { overviewView } from './overview.js';
 import type { MailOutbox, QueuedMail } from '../mail/outbox.js';
 import type { Provider } from '../provider/types.js';
 import type { UpdateOutbox, UpdateStatus } from '../updates/outbox.js';
-import { adminAuth, publicHostOnly, sameOriginOnly } from './admin-auth.js';
+import { adminDoor, publicHostOnly, sameOriginOnly } from './admin-auth.js';
+import { adminSessions } from './admin-session.js';
+import type { Sql } from '../../lib/sql.js';
 import { resultDetailsOf, toInvitationToStart, toProviderInvitation } from '../invitations/for-provider.js';
 import { linkify, mailPreviewHtml, parseJson, prettyJson, shortUrl, urlsIn } from './present.js';
 import { pageErrors, renderPage } from './render.js';
 
 export interface DashboardDeps {
+  /** The partner's database: the sessions' key, and the pages' own reads (keyset pages, search, the overview). */
+  sql: Sql;
   accounts: AccountStore;
   invitations: InvitationStore;
   lifecycle: InvitationLifecycle;
@@ -40,10 +48,13 @@ export interface DashboardDeps {
   notices: Pick<PlatformNoticeStore, 'byAccount'>;
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
   platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
-  /** The accounts' connections to platforms, shown with each account: company ids, credentials masked. */
-  connections: Pick<ConnectionStore, 'ofAccounts'>;
-  /** What each platform's definition says of its credential (`PlatformDefinition.credential`): its name, and whether updates need it. */
-  credentials: readonly Pick<PlatformDefinition, 'name' | 'credential'>[];
+  /** The accounts' connections to platforms: company ids, credentials masked; set and removed on an account's page. */
+  connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential'>;
+  /**
+   * The platforms' definitions (`PlatformDefinition.credential`): which keep a credential per
+   * customer, how it is named, and whether updates need it; the platforms a credential may be set for.
+   */
+  credentials: readonly Pick<PlatformDefinition, 'name' | 'label' | 'credential'>[];
   mailSettings: Pick<Config['mail'], 'transport'>;
   /** The vendor's name, in the header and the window's title. */
   vendorName?: string;
@@ -65,6 +76,11 @@ const NOTICES = {
   'not-decided': { kind: 'error', text: 'A result can be recorded only for an open invitation whose candidate has given consent.' },
   resent: { kind: 'ok', text: 'A new invitation e-mail with a fresh link is on its way.' },
   'not-resent': { kind: 'error', text: 'Only an open invitation whose e-mail went out (the platform has accepted its report) can be sent again.' },
+  revoked: { kind: 'ok', text: 'Revoked: the platform’s calls with it are refused from now on.' },
+  'not-revoked': { kind: 'error', text: 'No token that still works was named: nothing was revoked.' },
+  'credential-set': { kind: 'ok', text: 'The credential was stored, sealed; it is used from the next delivery on. Only its last four characters are shown.' },
+  'credential-removed': { kind: 'ok', text: 'The credential was removed.' },
+  'credential-none': { kind: 'error', text: 'There was no credential to remove.' },
 } as const;
 type Notice = keyof typeof NOTICES;
 
@@ -74,24 +90,30 @@ const Back = z.string().regex(/^\/admin(\/[\w-]+)*$/);
 const Decision = z.object({ decision: z.enum(['clear', 'adverse']) });
 
 /**
- * The vendor's operator dashboard at /admin, behind the admin credential: accounts and their
- * connection to the platform, invitations, the delivery log of report updates (request, response,
- * attempts, next attempt) with "retry now" / "cancel retries", e-mail, and the vendor-side actions
- * (cancel an invitation, decide a check, resend an invitation). Forms POST, then redirect (POST →
- * redirect → GET); deciding a check, which cannot be undone, first shows a confirmation page (GET),
- * whose button makes the POST. Requests for another host than PUBLIC_URL's, and posts from other
- * origins, are refused (admin-auth.ts).
+ * The vendor's operator dashboard at /admin, behind its sign-in page (or the admin credentials on
+ * each request, for scripts): the overview (the last 30 days in charts, dead letters, the newest
+ * invitations, the delivery log of report updates with "retry now" / "cancel retries", platforms'
+ * reports, e-mail), the invitations a page at a time, search, the Accounts pages
+ * (dashboard-accounts.ts), and the vendor-side actions (cancel an invitation, decide a check,
+ * resend an invitation). Forms POST, then redirect (POST → redirect → GET); deciding a check or
+ * revoking a token, which cannot be undone, first shows a confirmation page (GET), whose button
+ * makes the POST. Requests for another host than PUBLIC_URL's, and posts from other origins, are
+ * refused (admin-auth.ts). Every page reads a bounded number of rows (dashboard-reads.ts).
  */
 export function dashboard(deps: DashboardDeps): Router {
   const { accounts, invitations, lifecycle, updates, mail, provider } = deps;
   const kind: PartnerKind = provider.kind;
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
-  router.use(
-    publicHostOnly(deps.publicUrl),
-    adminAuth(deps.admin, { clock: deps.clock, logger: deps.logger }),
-    sameOriginOnly(deps.publicUrl),
-  );
+  const door = adminDoor(deps.admin, {
+    clock: deps.clock,
+    logger: deps.logger,
+    sessions: adminSessions({ sql: deps.sql, clock: deps.clock, admin: deps.admin, publicUrl: deps.publicUrl }),
+    vendorName: deps.vendorName,
+  });
+  // The host first (DNS rebinding), then every form's origin (CSRF), the sign-in page's included;
+  // then the sign-in page and sign-out, which need no session; then the session or credentials.
+  router.use(publicHostOnly(deps.publicUrl), sameOriginOnly(deps.publicUrl), door.routes, door.guard);
 
   const storedOnly = deps.mailSettings.transport === 'json';
   /**
@@ -108,6 +130,7 @@ export function dashboard(deps: DashboardDeps): Router {
       {
         admin: true,
         vendor: deps.vendorName,
+        operator: res.locals.operator,
         notice,
         kind,
         wording: KIND_WORDING[kind],
@@ -142,32 +165,43 @@ export function dashboard(deps: DashboardDeps): Router {
     return invitation;
   };
 
+  const reads = dashboardReads(deps.sql, deps.clock);
+  const platformLabels = new Map(deps.platforms.map((p) => [p.name, p.label]));
+
   router.get('/', async (req, res) => {
-    const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
+    // The invitations of one status have a page of their own now; an older link is taken there.
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
-    const listed = await invitations.recent({ status: invitationFilter, limit: 100 });
+    if (invitationFilter) return res.redirect(303, `/admin/invitations?status=${invitationFilter}`);
+    const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
+    const newest = await reads.invitations({}, {}, INVITATIONS_SHOWN);
     const noticeGroups = await deps.notices.byAccount(NOTICES_SHOWN);
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
+      section: 'overview',
       platforms: deps.platforms,
       mailSettings: deps.mailSettings,
-      ...(await accountsView(accounts, listed, { connections: deps.connections, platforms: deps.platforms, credentials: deps.credentials })),
-      invitations: listed,
-      invitationFilter,
+      overview: overviewView(await reads.overview(), deps.platforms),
+      invitations: newest.rows,
+      moreInvitations: newest.older !== undefined,
+      accountNames: await accounts.namesOf([...new Set(newest.rows.map((i) => i.accountId))]),
+      accountsTotal: await accounts.count(),
+      deadLetters: await updates.recent({ status: 'dead', limit: DEAD_LETTERS_SHOWN }),
       updates: await updates.recent({ status: updateFilter, limit: 100 }),
       updateFilter,
       updateStatuses: UPDATE_STATUSES,
-      reportStatuses: REPORT_STATUSES,
-      counts: await updates.counts(),
+      counts: await reads.updateCounts(UPDATE_STATUSES),
       mails: await mail.recent(20),
       nextDueAt: await updates.nextDueAt(),
       noticeGroups,
       noticesShown: NOTICES_SHOWN,
       noticesKept: NOTICE_LIMITS.keptPerAccount,
       noticeAccounts: await accounts.namesOf(noticeGroups.map((g) => g.accountId)),
-      platformLabels: new Map(deps.platforms.map((p) => [p.name, p.label])),
+      platformLabels,
     });
   });
+
+  accountPages(router, { sql: deps.sql, clock: deps.clock, accounts, connections: deps.connections, platforms: deps.platforms, credentials: deps.credentials, provider, reads, page });
+  listPages(router, { accounts, invitations, platforms: deps.platforms, reads, page });
 
   router.get('/reports/:reportId', async (req, res) => {
     const invitation = await invitationOf(req);
@@ -295,75 +329,13 @@ function mailContent(
 }
 
 /**
- * An account's connections as the overview shows them: each platform's company id and the
- * customer's credential, masked (`••••wxyz`, never the credential), with when it was set; and
- * `missing`, each platform whose updates need a credential (`credential.required`) the account has
- * none for while it uses that platform — connected to it, or with an invitation of it on the page:
- * its updates there cannot be delivered. An account that never used a platform is not flagged for it.
- */
-function connectionsView(
-  accountId: number,
-  connected: readonly Connection[],
-  listed: readonly Invitation[],
-  { platforms, credentials }: Pick<DashboardDeps, 'platforms' | 'credentials'>,
-) {
-  const labelOf = (name: string) => platforms.find((p) => p.name === name)?.label ?? name;
-  const credentialOf = (name: string) => credentials.find((d) => d.name === name)?.credential;
-  const own = connected.filter((c) => c.accountId === accountId);
-  const shown = own.map((c) => ({
-    platform: c.platform,
-    label: labelOf(c.platform),
-    companyId: c.companyId,
-    credentialLabel: credentialOf(c.platform)?.label ?? 'credential',
-    credential: maskedCredential(c),
-    credentialSetAt: c.credentialSetAt,
-  }));
-  const missing = credentials
-    .filter((d) => d.credential?.required)
-    .filter((d) => !own.some((c) => c.platform === d.name && c.hasCredential))
-    .filter((d) => own.some((c) => c.platform === d.name) || listed.some((i) => i.accountId === accountId && i.platform === d.name))
-    .map((d) => ({ platform: d.name, label: labelOf(d.name), credentialLabel: d.credential!.label }));
-  return { connections: shown, missing };
-}
-
-/**
  * Reports from platforms the overview lists: per account, so that one customer's many reports
  * cannot hide another's — the accounts that reported last, each with its newest few.
  */
 const NOTICES_SHOWN = { accounts: 20, each: 3 };
 
-/** Accounts the overview lists: the newest; `npm run accounts -- list` lists them all. */
-const ACCOUNTS_SHOWN = 100;
+/** The newest invitations the overview lists; the Invitations page has them all, a page at a time. */
+const INVITATIONS_SHOWN = 10;
 
-/**
- * The accounts as the overview shows them: each with its connection and the key ids of the tokens
- * that still work, its connections to platforms (`connectionsView`), and, for a platform company
- * connected to several accounts (a recruiter replaced the token with another account's), which
- * account its latest listed invitation came in through: the one the platform uses now.
- */
-async function accountsView(
-  accounts: AccountStore,
-  listed: readonly Invitation[],
-  platforms: Pick<DashboardDeps, 'connections' | 'platforms' | 'credentials'>,
-) {
-  // A vendor may have 100,000 customers: the page shows the newest (oldest of them first, as the
-  // accounts were created), and reads only what it shows.
-  const newest = (await accounts.newest(ACCOUNTS_SHOWN)).reverse();
-  const connected = await platforms.connections.ofAccounts(newest.map((a) => a.id));
-  const list = [];
-  for (const a of newest) {
-    list.push({ ...a, tokens: await accounts.activeTokens(a.id), platforms: connectionsView(a.id, connected, listed, platforms) });
-  }
-  const byCompany = new Map<number, AccountSummary[]>();
-  for (const a of await accounts.sharingACompany()) byCompany.set(a.companyId!, [...(byCompany.get(a.companyId!) ?? []), a]);
-  const shared = [...byCompany].map(([companyId, connected]) => {
-    const latest = listed.find((i) => i.companyId === companyId);
-    return { companyId, accounts: connected, current: latest && connected.find((a) => a.id === latest.accountId), latest };
-  });
-  return {
-    accounts: list,
-    accountsTotal: await accounts.count(),
-    accountNames: await accounts.namesOf([...new Set(listed.map((i) => i.accountId))]),
-    sharedCompanies: shared,
-  };
-}
+/** The newest dead letters the overview names; "Report updates" filtered on `dead` lists them all. */
+const DEAD_LETTERS_SHOWN = 5;

@@ -25,11 +25,12 @@ CREATE TABLE dashboard_keys (
 );
 
 -- Keyset pages of invitations, newest first: all of them, by status, by account; the overview's
--- invitations per day by platform and status from the index alone.
+-- invitations per day by platform and status from the index alone; whether an account has used a
+-- platform, from its entries of the index alone.
 DROP INDEX invitations_by_created;
 CREATE INDEX invitations_newest ON invitations(created_at, id, platform, status);
 CREATE INDEX invitations_by_status ON invitations(status, created_at, id);
-CREATE INDEX invitations_of_account ON invitations(account_id, created_at, id);
+CREATE INDEX invitations_of_account ON invitations(account_id, created_at, id, platform);
 
 -- Search by the beginning of an e-mail or an account name, in any case: compared byte by byte
 -- (COLLATE "C"), so that a range from the prefix finds exactly the values that start with it.

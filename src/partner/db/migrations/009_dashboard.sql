@@ -29,11 +29,12 @@ CREATE TABLE dashboard_keys (
 -- Pages of invitations, newest first, each page starting after the last row of the one before
 -- (keyset, not OFFSET): all of them, those of one status, those of one account. The same index
 -- holds the platform and status of each invitation, so that the overview's invitations per day
--- over the last 30 days read the index alone. It replaces the index on created_at alone.
+-- over the last 30 days read the index alone. It replaces the index on created_at alone. An
+-- account's entries hold the platform too: whether it has used a platform is read from them alone.
 DROP INDEX invitations_by_created;
 CREATE INDEX invitations_newest ON invitations(created_at, id, platform, status);
 CREATE INDEX invitations_by_status ON invitations(status, created_at, id);
-CREATE INDEX invitations_of_account ON invitations(account_id, created_at, id);
+CREATE INDEX invitations_of_account ON invitations(account_id, created_at, id, platform);
 
 -- Search: a candidate's e-mail and an account's name by their beginning, in any case.
 CREATE INDEX invitations_by_email ON invitations(lower(email));
