@@ -101,7 +101,7 @@ export async function assemble(config: Config, deps: AssembleDeps) {
     hearsProgress: (name) => platforms.get(name)?.hearsProgress === true,
   });
   for (const definition of definitions) {
-    const setup = { config, settings: settingsOf(config, definition), publicUrl, connections: core.connections, clock, logger };
+    const setup = { config, settings: settingsOf(config, definition), publicUrl, connections: core.connections, sql, clock, logger };
     platforms.set(definition.name, definition.create(setup));
   }
   const { invitations, updates, mail, lifecycle } = core;

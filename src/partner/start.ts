@@ -135,6 +135,8 @@ export async function startPartner(options: StartOptions): Promise<RunningPartne
       // Under a burst of callbacks, invitations start and e-mails go out in the gaps.
       pause: requestsFirst(server),
     });
+    // A platform configured in part says so once (its routes answer 503 until the rest is set).
+    for (const platform of parts.platforms.values()) for (const warning of platform.warnings?.() ?? []) logger.warn({ platform: platform.name }, warning);
     if (config.demoSeed) {
       const seeded = await seedDemoAccount(sql, parts.accounts, parts.provider.catalog);
       if (seeded) {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/partner/app.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { sqliteSql } from '../../src/lib/sql.js';
+import { sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { openDb } from '../../src/partner/db/open.js';
 import { createLogger } from '../../src/lib/http/logger.js';
 import { prettyDestination, prettyLine } from '../../src/lib/http/pretty-log.js';
@@ -22,7 +22,7 @@ function capture() {
   return { lines, stream, logger: createLogger('info', stream) };
 }
 
-const withPlatforms = (core: ReturnType<typeof partnerCore>) => ({ core, ...appPlatforms(core) });
+const withPlatforms = (core: ReturnType<typeof partnerCore>, sql: Sql) => ({ core, ...appPlatforms(core, sql) });
 
 /** The partner's app logging to `logger` (and `logDestination`, when given). What is logged does not depend on the database: an in-memory SQLite one, on either project. */
 async function appLogging(logger: ReturnType<typeof createLogger>, logDestination?: Writable) {
@@ -35,7 +35,7 @@ async function appLogging(logger: ReturnType<typeof createLogger>, logDestinatio
     ...(logDestination && { logDestination }),
     clock: systemClock,
     provider: await demoOn(sql),
-    ...withPlatforms(partnerCore(sql, systemClock, { kind: 'assessment' })),
+    ...withPlatforms(partnerCore(sql, systemClock, { kind: 'assessment' }), sql),
   });
   return { app, db };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../../src/partner/config.js';
 import { bearerToken } from '../../src/lib/http/authorization.js';
-import { definePlatform, platformsOf, type PlatformDefinition } from '../../src/partner/platforms/index.js';
+import { definePlatform, DeliveryNotYet, platformsOf, type PlatformDefinition } from '../../src/partner/platforms/index.js';
 import { flowHarness } from '../invitations/support.js';
 import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/vendor-signature.js';
 
@@ -61,6 +61,11 @@ function migrations(): { dir: string; postgresDir: string } {
 const ACME = 'acme-ats';
 const RESULTS_SECRET = 'acme-results-secret-0123456789abcdef0123';
 
+/** What each delivery's answer was judged with: the request it answers included. */
+const judged: { status: number; authorization: string | undefined }[] = [];
+/** How many deliveries Acme ATS's token service, when it is down, refuses to make now (`DeliveryNotYet`). */
+let tokenServiceDown = 0;
+
 function acmeAts(): PlatformDefinition {
   return definePlatform({
     name: ACME,
@@ -100,6 +105,7 @@ function acmeAts(): PlatformDefinition {
       async deliveryRequest(target, update) {
         const key = await target.credential();
         if (key === undefined) throw new Error('the customer has no Acme ATS key');
+        if (tokenServiceDown > 0 && tokenServiceDown--) throw new DeliveryNotYet('its token service is down');
         return {
           url: `${settings.url}/updates`,
           method: 'POST',
@@ -107,7 +113,8 @@ function acmeAts(): PlatformDefinition {
           body: JSON.stringify({ report: target.reportId, order: target.data.order, ...update }),
         };
       },
-      async judgeAnswer({ status, body }, target) {
+      async judgeAnswer({ status, body, request: sent }, target) {
+        judged.push({ status, authorization: sent.headers.authorization });
         const said = (status === 200 ? JSON.parse(body) : {}) as { ok?: boolean; error?: string };
         if (said.ok !== false) return {};
         if (said.error === 'key_expired') {
@@ -135,6 +142,8 @@ describe('a platform of its own, through the seam', () => {
     customer = await h.customer('Acme', ['JavaScript fundamentals'], null);
     api.received.length = 0;
     api.answers.length = 0;
+    judged.length = 0;
+    tokenServiceDown = 0;
     context.onTestFinished(() => h.close());
   });
 
@@ -227,6 +236,21 @@ describe('a platform of its own, through the seam', () => {
     await h.deliverUntilIdle();
     expect(api.received.map((r) => r.authorization)).toEqual(['Key acme-key-0123456789', 'Key acme-key-rotated-0001']);
     expect(await h.row("SELECT count(*) AS n FROM report_updates WHERE status = 'delivered'")).toEqual({ n: 1 });
+  });
+
+  it('a request that cannot be made now (DeliveryNotYet) is retried, not a dead letter; each answer is judged knowing what it answers', async () => {
+    await h.connections.setCredential(customer.accountId, ACME, 'acme-key-0123456789');
+    await order();
+    tokenServiceDown = 2;
+    await h.starter.runOnce();
+    const rounds = await h.deliverUntilIdle();
+    expect(rounds.length).toBeGreaterThanOrEqual(3);
+    expect(await h.rows('SELECT outcome, error FROM report_update_attempts ORDER BY id')).toEqual([
+      { outcome: 'retry', error: 'The request could not be made now: its token service is down' },
+      { outcome: 'retry', error: 'The request could not be made now: its token service is down' },
+      { outcome: 'delivered', error: null },
+    ]);
+    expect(judged).toEqual([{ status: 200, authorization: 'Key acme-key-0123456789' }]);
   });
 
   it('without the customer\'s credential, the update is a dead letter saying so; nothing is sent', async () => {

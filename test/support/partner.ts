@@ -46,12 +46,12 @@ export function demoOn(
  * What `createApp` needs besides the core when a test builds the app by hand: the kit's platforms
  * (their routes: the callbacks, the webhooks) and its links, from the default settings.
  */
-export function appPlatforms(core: Pick<PartnerCore, 'connections'>, clock: Clock = systemClock, publicUrl = 'http://partner.test') {
+export function appPlatforms(core: Pick<PartnerCore, 'connections'>, sql: Sql, clock: Clock = systemClock, publicUrl = 'http://partner.test') {
   const config = loadConfig({});
   const { connections } = core;
   const logger = createLogger('silent');
   return {
-    platforms: kitPlatforms().map((p) => p.create({ config, settings: settingsOf(config, p), publicUrl, connections, clock, logger })),
+    platforms: kitPlatforms().map((p) => p.create({ config, settings: settingsOf(config, p), publicUrl, connections, sql, clock, logger })),
     links: invitationLinks({ ...config.links, publicUrl, clock }),
   };
 }
@@ -119,7 +119,7 @@ export async function partnerHarness(
     clock,
     provider,
     core,
-    ...appPlatforms(core, clock),
+    ...appPlatforms(core, sql, clock),
   });
   const accounts: AccountStore = core.accounts;
   return {

@@ -17,7 +17,7 @@ export type {
   PlatformSetup,
   PlatformWorker,
 } from './platform.js';
-export { definePlatform, PLATFORM_NAME } from './platform.js';
+export { definePlatform, DeliveryNotYet, PLATFORM_NAME } from './platform.js';
 export type { HiringPlatformOptions };
 export { hiringPlatform } from './hiring-platform/index.js';
 export { greenhousePlatform } from './greenhouse/index.js';

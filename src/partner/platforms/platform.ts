@@ -71,6 +71,8 @@ export interface PlatformSetup<S = unknown> {
   publicUrl: string;
   /** The customers' connections to it: company ids and sealed credentials. */
   connections: ConnectionStore;
+  /** The partner's database: its own tables (a token's row locked while it is rotated). */
+  sql: Sql;
   clock: Clock;
   logger: Logger;
 }
@@ -110,6 +112,11 @@ export interface Platform {
   /** Why its deliveries cannot go out now (the partner is not registered yet), if they cannot. */
   deliveriesWaiting?(): string | undefined;
   /**
+   * What start-up warns about in its settings, one sentence each (a platform configured in part:
+   * its routes answer 503 until the rest is set). Logged once the partner listens.
+   */
+  warnings?(): string[];
+  /**
    * What an answer to a delivery means, where its status alone does not say (a 200 with
    * `success: false`), and what it says about the report. Unsaid: by the status (updates/policy.ts).
    * Given the delivery's target, it may act on what the answer says of the customer's credential
@@ -144,10 +151,24 @@ export interface DeliveryTarget {
   credential(): Promise<string | undefined>;
 }
 
-/** A platform's answer to a delivery, as the worker read it (the body's first 64 KB). */
+/** A platform's answer to a delivery, as the worker read it (the body's first 64 KB), with the request it answers. */
 export interface DeliveryAnswer {
   status: number;
   body: string;
+  /** What was sent: the credential it carried, say, which an answer of 401 condemns. */
+  request: DeliveryRequest;
+}
+
+/**
+ * Thrown by `deliveryRequest` when the request cannot be made now but may be later (the platform's
+ * token URL is down while a token must be refreshed): the update is retried with backoff, as after
+ * a 5xx, where any other error makes it a dead letter.
+ */
+export class DeliveryNotYet extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryNotYet';
+  }
 }
 
 export interface AnswerVerdict {

@@ -6,7 +6,7 @@ import { isoAt } from '../../lib/clock.js';
 import type { Logger } from '../../lib/http/logger.js';
 import type { Prelude, Sql } from '../../lib/sql.js';
 import type { InvitationUpdate } from '../invitations/update.js';
-import type { DeliveryRequest, DeliveryTarget, Platform } from '../platforms/platform.js';
+import { DeliveryNotYet, type DeliveryRequest, type DeliveryTarget, type Platform } from '../platforms/platform.js';
 import type { ConnectionStore } from '../connections/store.js';
 import { isEmptyUpdate, mergeUpdates, withoutFieldsSetBy } from './body.js';
 import type { AlongWith, DeliveryAttempt, QueuedUpdate, StoredTarget, UpdateOutbox } from './outbox.js';
@@ -160,12 +160,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
   /**
    * The request for a report's merged update, from its invitation's platform: undefined when there
-   * is none to send, a string saying why when it cannot be made.
+   * is none to send, a string saying why when it cannot be made — now (`later`: the platform threw
+   * `DeliveryNotYet`, and it is retried), or ever.
    */
   async function requestFor(
     stored: StoredTarget & { platform: string },
     body: InvitationUpdate,
-  ): Promise<{ platform?: Platform; target: DeliveryTarget; request: DeliveryRequest | string | undefined }> {
+  ): Promise<{ platform?: Platform; target: DeliveryTarget; request: DeliveryRequest | string | undefined; later?: boolean }> {
     const target: DeliveryTarget & { platform: string } = {
       ...stored,
       credential: async () => deps.connections?.credential(stored.accountId, stored.platform),
@@ -176,7 +177,8 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return { platform, target, request: await platform.deliveryRequest(target, body) };
     } catch (err) {
       // What the platform needs to make the request is unusable (a stored credential that no longer decrypts).
-      return { platform, target, request: `The request could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+      const message = `The request could not be made${err instanceof DeliveryNotYet ? ' now' : ''}: ${err instanceof Error ? err.message : String(err)}`;
+      return { platform, target, request: message.slice(0, 500), later: err instanceof DeliveryNotYet };
     }
   }
 
@@ -200,7 +202,7 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       return true;
     }
 
-    const { platform, request, target: delivering } = await requestFor(target, body);
+    const { platform, request, target: delivering, later } = await requestFor(target, body);
     if (request === undefined) {
       // Nothing this platform hears of (Greenhouse is told of a completion only).
       await outbox.supersede(ids);
@@ -226,10 +228,13 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     };
     const log = { reportId: head.reportId, updates: ids, status: attempt.responseStatus, error: attempt.error };
 
-    // A request that cannot be made will not become possible by waiting.
     // The platform judges its answer where the status alone does not say (a 200 with `success: false`).
-    const verdict = sent.kind === 'answer' ? ((await platform?.judgeAnswer?.({ status: sent.status, body: sent.body }, delivering)) ?? {}) : {};
-    const outcome = verdict.outcome ?? (sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' ? 'dead' : 'retry');
+    const verdict =
+      sent.kind === 'answer' && typeof request !== 'string'
+        ? ((await platform?.judgeAnswer?.({ status: sent.status, body: sent.body, request }, delivering)) ?? {})
+        : {};
+    // A request that cannot be made will not become possible by waiting, unless the platform said it may.
+    const outcome = verdict.outcome ?? (sent.kind === 'answer' ? outcomeOf(sent.status) : typeof request === 'string' && !later ? 'dead' : 'retry');
     const known = verdict.report;
     const reason =
       sent.kind === 'answer' ? `HTTP ${sent.status}${verdict.reason ? `: ${verdict.reason.slice(0, 300)}` : errorOf(sent.body)}` : sent.error;

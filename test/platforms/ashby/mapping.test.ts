@@ -125,7 +125,7 @@ describe("the kit's update in Ashby's words", () => {
 });
 
 describe("Ashby's answers", () => {
-  const answer = (status: number, body: unknown) => judgeAshbyAnswer({ status, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const answer = (status: number, body: unknown) => judgeAshbyAnswer({ status, body: typeof body === 'string' ? body : JSON.stringify(body), request: { url: 'https://api.ashbyhq.com/assessment.update', method: 'POST', headers: {} } });
 
   it('goes by the status when it says success or is no JSON', () => {
     expect(answer(200, { success: true, results: {} })).toEqual({});

@@ -36,8 +36,9 @@ export function hibobPlatform(): PlatformDefinition<HibobSettings> {
     migrations: HIBOB_MIGRATIONS,
     api: hibobApi(),
     credential: { label: 'Bob OAuth tokens', required: true },
-    create: ({ config, settings, publicUrl, connections, clock, logger }) => {
+    create: ({ config, settings, publicUrl, connections, sql, clock, logger }) => {
       const tokens = bobTokens({ settings, connections, clock, logger, redirectUri: `${publicUrl}${CALLBACK_PATH}` });
+      tokens.bind(sql);
       const api = bobApi({ settings, tokens });
       const delivery = hibobDelivery({ settings, tokens, localOnly: config.localOnly });
       return {
@@ -53,16 +54,19 @@ export function hibobPlatform(): PlatformDefinition<HibobSettings> {
           },
         },
         mount(router, context) {
-          tokens.bind(context.sql);
           mountInstall(router, { context, settings, tokens, queue: catalogQueue(context.sql, context.clock), partnerName: config.partnerName });
           mountWebhooks(router, { context, settings, inbox: hibobInbox(context.sql, context.clock) });
         },
+        // Set in part, it is most likely a mistake: said once at start-up, not only by each 503.
+        warnings: () =>
+          settings.missing.length > 0 && settings.missing.length < 3
+            ? [`HiBob is configured in part: ${settings.missing.join(', ')} not set, so its routes answer 503 and nothing is sent to Bob until they are`]
+            : [],
         deliveryRequest: delivery.deliveryRequest,
         judgeAnswer: delivery.judgeAnswer,
         details: hibobDetails,
         workers(context) {
           if (!isConfigured(settings)) return [];
-          tokens.bind(context.sql);
           const processor = hibobProcessor({ context, api, inbox: hibobInbox(context.sql, context.clock), leaseMs: config.jobLeaseMs });
           const catalog = catalogWorker({ context, api, queue: catalogQueue(context.sql, context.clock), leaseMs: config.jobLeaseMs });
           return [
