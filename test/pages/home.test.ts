@@ -65,6 +65,25 @@ describe("the partner's root URL", () => {
           },
           settings: { patch_hosts: 'greenhouse.io, *.greenhouse.io, loopback' },
         },
+        ashby: {
+          label: 'Ashby',
+          endpoints: {
+            base_url: `${url}/ashby`,
+            'assessment.list': `${url}/ashby/assessment.list`,
+            'assessment.start': `${url}/ashby/assessment.start`,
+            'assessment.cancel': `${url}/ashby/assessment.cancel`,
+          },
+          settings: { api_url: 'https://api.ashbyhq.com' },
+        },
+        hibob: {
+          label: 'HiBob',
+          endpoints: { oauth_callback: `${url}/hibob/oauth/callback`, webhooks: `${url}/hibob/webhooks` },
+          settings: {
+            api_url: 'https://api.hibob.com/v1',
+            token_url: 'https://auth.app.hibob.com/oauth2/v1/apps/token',
+            configured: 'no: HIBOB_CLIENT_ID, HIBOB_CLIENT_SECRET, HIBOB_WEBHOOK_SECRET not set',
+          },
+        },
       },
       dashboard: `${url}/admin`,
       health: `${url}/healthz`,
