@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.js';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import type { Db } from '../lib/db.js';
-import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
+import { errorHandler, notFoundPage, wellFormedPath } from '../lib/http/error-handler.js';
 import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { DestinationStream } from 'pino';
 import type { Logger } from '../lib/http/logger.js';
@@ -42,7 +42,7 @@ import { partnerStore } from './partners/store.js';
 import { reportsRouter } from './reports/routes.js';
 import { sentReportsRouter } from './reports/sent-elsewhere.js';
 import { reportStore } from './reports/store.js';
-import { sandboxRouter } from './sandbox/routes.js';
+import { sandboxNotFoundPage, sandboxRouter } from './sandbox/routes.js';
 import { loadPluginViews, SANDBOX_ASSETS_DIR } from './sandbox/views.js';
 import { mockWebhooks, type MockWebhooks } from './webhooks/index.js';
 import { webhooksRouter } from './webhooks/routes.js';
@@ -260,7 +260,8 @@ export function buildMockPlatform(deps: MockPlatformDeps): BuiltMockPlatform {
     }),
   );
 
-  app.use(methodNotAllowed(app), notFoundHandler);
+  // A browser lost in the sandbox gets a page with its menu; API clients, the JSON 404.
+  app.use(methodNotAllowed(app), notFoundPage(sandboxNotFoundPage));
   app.use(errorHandler(logger));
   return { app, platforms: new Map(made.map((m) => [m.plugin.name, m.side])), wake };
 }

@@ -1,9 +1,37 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, badRequest, notFound } from '../errors.js';
 
 /** Unknown routes answer 404 in the contract's JSON shape. */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(notFound());
+
+/** Whether the client would rather read a page than JSON: a browser's navigation (`Accept: text/html,…`), not a bare wildcard nor an API client. */
+export const prefersHtml = (req: Request): boolean => req.accepts(['json', 'html']) === 'html';
+
+/** The address a request asked for, as a person reads it: decoded (`wellFormedPath` let only what decodes through), cut at 120 characters. */
+export function shownPath(req: Request): string {
+  let path = req.path;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Left as sent.
+  }
+  return path.length > 120 ? `${path.slice(0, 120)}…` : path;
+}
+
+/**
+ * Unknown routes on a server that has pages: a browser that asks for an address nobody serves gets
+ * `page` (a 404 in the server's own layout, with a way back), an API client the contract's JSON, as
+ * from `notFoundHandler`. Which one is read from `Accept` alone, so a script, `curl` and `fetch`
+ * (a bare wildcard) keep the JSON they parse.
+ */
+export function notFoundPage(page: (req: Request, res: Response) => void): RequestHandler {
+  return (req, res, next) => {
+    if (!prefersHtml(req)) return next(notFound());
+    res.status(404).set('Cache-Control', 'no-store');
+    page(req, res);
+  };
+}
 
 /**
  * A path whose percent-encoding does not decode (`/%c0`, `/assets/%c0%ae`, `/%zz`) is the client's

@@ -5,6 +5,7 @@ import { TERMINAL_REPORT_STATUSES } from '../../contract/decisions.js';
 import { Codename, ReportId } from '../../contract/schemas.js';
 import { AppError, forbidden, notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/http/logger.js';
+import { shownPath } from '../../lib/http/error-handler.js';
 import { parseOr422 } from '../../lib/http/validate.js';
 import { timeHtml } from '../../lib/time.js';
 import { issueApiToken } from '../api-tokens/routes.js';
@@ -434,6 +435,18 @@ export function sandboxRouter(deps: SandboxDeps): Router {
   router.use(pageErrors);
 
   return router;
+}
+
+/**
+ * The page a browser gets for an address the mock does not serve (the app's last route, for a
+ * request that asks for HTML; API clients keep the JSON 404): the sandbox's layout, its menu, and
+ * a way back.
+ */
+export function sandboxNotFoundPage(req: Request, res: Response): void {
+  res
+    .status(404)
+    .type('html')
+    .send(views.render('./error', { title: 'Not found', status: 404, message: `There is no page at ${shownPath(req)}.` }));
 }
 
 /** The status of an error a client caused (an http-errors 4xx), else undefined. */
