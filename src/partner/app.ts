@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Config } from './config.js';
 import { groupCommit } from '../lib/perf/group-commit.js';
 import type { Sql } from '../lib/sql.js';
-import { errorHandler, notFoundHandler, wellFormedPath } from '../lib/http/error-handler.js';
+import { errorHandler, notFoundHandler, notFoundPage, wellFormedPath } from '../lib/http/error-handler.js';
 import { methodNotAllowed } from '../lib/http/method-not-allowed.js';
 import type { Logger } from '../lib/http/logger.js';
 import { requestLog } from '../lib/http/request-log.js';
@@ -15,6 +15,7 @@ import { candidatePages } from './pages/candidate.js';
 import { dashboard } from './pages/dashboard.js';
 import { homePage } from './pages/home.js';
 import { resultsPage } from './pages/results.js';
+import { notFoundMessage } from './pages/render.js';
 import { PARTNER_ASSETS_DIR } from './pages/views.js';
 import type { PartnerCore } from './core.js';
 import type { Platform, PlatformContext, PlatformDefinition } from './platforms/platform.js';
@@ -171,7 +172,8 @@ export function createApp(deps: AppDeps): Express {
     app.use(router);
   }
 
-  app.use(methodNotAllowed(app), notFoundHandler);
+  // A browser lost on a server with pages gets a page; API clients, the JSON 404.
+  app.use(methodNotAllowed(app), web ? notFoundPage(notFoundMessage(web.partnerName)) : notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }

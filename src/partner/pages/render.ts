@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError } from '../../lib/errors.js';
+import { shownPath } from '../../lib/http/error-handler.js';
 import type { Logger } from '../../lib/http/logger.js';
 import { timeHtml } from '../../lib/time.js';
 import { inlineCode } from './present.js';
@@ -26,10 +27,30 @@ export interface PageLayout {
 export function renderMessage(
   res: Response,
   status: number,
-  message: { title: string; text: string; hint?: string },
+  message: { title: string; text: string; hint?: string; link?: { href: string; text: string } },
   layout: PageLayout = {},
 ): void {
   renderPage(res, './message', { ...message, ...layout, pageTitle: message.title }, status);
+}
+
+/**
+ * The page a browser gets for an address this server does not serve (the app's last route, for a
+ * request that asks for HTML; API clients keep the JSON 404): in the public pages' layout, with the
+ * vendor's name, saying which address and where to go instead.
+ */
+export function notFoundMessage(vendor?: string): (req: Request, res: Response) => void {
+  return (req, res) =>
+    renderMessage(
+      res,
+      404,
+      {
+        title: 'Not found',
+        text: `There is no page at ${shownPath(req)}.`,
+        hint: 'A candidate opens their test from the link in their invitation e-mail; a recruiter, the results from the platform.',
+        link: { href: '/', text: 'What this server is' },
+      },
+      { vendor },
+    );
 }
 
 /**
