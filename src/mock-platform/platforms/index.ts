@@ -1,5 +1,6 @@
 import { ashbyPlugin } from './ashby/index.js';
 import { greenhousePlugin } from './greenhouse/index.js';
+import { hibobPlugin } from './hibob/index.js';
 import type { PlatformPlugin } from './plugin.js';
 
 export type { Connected, PlatformPlugin, PlatformSide, PluginSetup, ScriptedPlatform, ScriptedReport, ScriptOutcome } from './plugin.js';
@@ -14,5 +15,6 @@ export function mockPlatforms(): readonly PlatformPlugin[] {
   return [
     greenhousePlugin,
     ashbyPlugin,
+    hibobPlugin,
   ];
 }
