@@ -10,6 +10,15 @@ export interface PageKit {
   act(back: (req: Request) => string, fn: (req: Request) => Promise<Flash | { flash: Flash; to: string }>): RequestHandler;
   /** The company named by `:companyId`, or a 404. */
   companyOf(req: Request): Company;
+  /** A template rendered alone (a part of a page, no layout), with the helpers every page has (`it.time`). */
+  fragment(template: string, data: Record<string, unknown>): string;
+  /**
+   * Answers the poll of a page's live part (`/assets/live-reports.js`): `{ final, html }`, never
+   * cached. `html`: one or more elements (`fragment`s), each replacing the page's element of the
+   * same id. `final`: nothing on it is in flight any more (every report has its result, was
+   * cancelled or could not be sent), so the page stops asking.
+   */
+  livePart(res: Response, part: { final: boolean; html: string }): void;
 }
 
 /**

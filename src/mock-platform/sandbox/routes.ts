@@ -87,9 +87,10 @@ const FaultForm = z.object({
 /**
  * The sandbox UI: what a recruiter clicks in the platform, as plain server-rendered pages. Every
  * form POSTs, then redirects to a page (POST → redirect → GET), so reloading never repeats an
- * action. Helmet's default Content-Security-Policy stays on: the one script, the candidate page's
- * (`live-reports.js`, which shows the partner's first update without a reload), is a file of its
- * own, and no page has an inline script or event handler.
+ * action. Helmet's default Content-Security-Policy stays on: the one script, the candidate pages'
+ * (`live-reports.js`, which keeps a page's reports current while one is in flight, on every
+ * platform: `PageKit.livePart`), is a file of its own, and no page has an inline script or event
+ * handler.
  */
 export function sandboxRouter(deps: SandboxDeps): Router {
   const { companies, partners, integrations, reports, tokens, calls, faults, mail, marketplace } = deps;
@@ -97,20 +98,22 @@ export function sandboxRouter(deps: SandboxDeps): Router {
   const flash = flashes();
   const form = formBody({ extended: false, limit: '32kb', parameterLimit: 50 });
 
+  /** What every template may call. */
+  const helpers = {
+    kindLabel: (k: string) => KIND_LABELS[k] ?? k,
+    badgeScore,
+    // `<%~ it.time(iso) %>`: a moment, readable, with the exact ISO value in its tooltip.
+    time: timeHtml,
+  };
   const render = (req: Request, res: Response, template: string, data: Record<string, unknown>, status = 200) => {
     res
       .status(status)
       .type('html')
-      .send(
-        views.render(template, {
-          ...data,
-          flash: flash.take(req.query.flash),
-          kindLabel: (k: string) => KIND_LABELS[k] ?? k,
-          badgeScore,
-          // `<%~ it.time(iso) %>`: a moment, readable, with the exact ISO value in its tooltip.
-          time: timeHtml,
-        }),
-      );
+      .send(views.render(template, { ...data, flash: flash.take(req.query.flash), ...helpers }));
+  };
+  const fragment: PageKit['fragment'] = (template, data) => views.render(template, { ...data, ...helpers });
+  const livePart: PageKit['livePart'] = (res, part) => {
+    res.set('Cache-Control', 'no-store').json({ final: part.final, html: part.html });
   };
 
   /**
@@ -148,7 +151,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     return company;
   };
   const partnerNames = () => new Map(partners.list().map((p) => [p.codename, p.name]));
-  const kit: PageKit = { render, act, companyOf };
+  const kit: PageKit = { render, act, companyOf, fragment, livePart };
 
   // Browsers ask for it on every page; an empty answer keeps the console and the request log quiet.
   router.get('/favicon.ico', (_req, res) => {
@@ -234,12 +237,34 @@ export function sandboxRouter(deps: SandboxDeps): Router {
     ),
   );
 
+  const candidateOf = (req: Request, companyId: number) => {
+    const candidateId = idParam(req, 'candidateId');
+    const candidate = candidateId === undefined ? undefined : companies.candidate(companyId, candidateId);
+    if (!candidate) throw notFound('Unknown candidate');
+    return candidate;
+  };
+  /**
+   * The candidate's reports as their page shows them, and the address its script asks while one is
+   * in flight (`live`): sent and not yet completed, failed or canceled.
+   */
+  const reportsPart = (companyId: number, candidateId: number) => {
+    const names = partnerNames();
+    const sent = reports.ofCandidate(companyId, candidateId);
+    const final = sent.every((r) => TERMINAL_REPORT_STATUSES.includes(r.status) && r.delivery !== 'pending');
+    return {
+      final,
+      live: final ? undefined : `/companies/${companyId}/candidates/${candidateId}/live`,
+      reports: sent.map((r) => ({
+        report: r,
+        partnerName: names.get(r.codename) ?? r.codename,
+        cancelable: Boolean(r.urls.cancel) && !TERMINAL_REPORT_STATUSES.includes(r.status),
+      })),
+    };
+  };
+
   router.get('/companies/:companyId/candidates/:candidateId', async (req, res) => {
     const company = companyOf(req);
-    const candidateId = idParam(req, 'candidateId');
-    const candidate = candidateId === undefined ? undefined : companies.candidate(company.id, candidateId);
-    if (!candidate) throw notFound('Unknown candidate');
-    const names = partnerNames();
+    const candidate = candidateOf(req, company.id);
     const integrated = integrations
       .ofCompany(company.id)
       .map((i) => partners.find(i.codename))
@@ -259,11 +284,7 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       script: 'live-reports.js',
       company,
       candidate,
-      reports: reports.ofCandidate(company.id, candidate.id).map((r) => ({
-        report: r,
-        partnerName: names.get(r.codename) ?? r.codename,
-        cancelable: Boolean(r.urls.cancel) && !TERMINAL_REPORT_STATUSES.includes(r.status),
-      })),
+      ...reportsPart(company.id, candidate.id),
       integrated,
       chosen,
       tests,
@@ -275,6 +296,15 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       // Rendered into the form: submitting the same form twice sends the same report (a double click).
       reportId: randomUUID(),
     });
+  });
+
+  // The reports part alone, which the page asks for while a report is in flight: the partner's
+  // first update (its links, "Cancel this test"), a result, a cancel, without a reload.
+  router.get('/companies/:companyId/candidates/:candidateId/live', (req, res) => {
+    const company = companyOf(req);
+    const candidate = candidateOf(req, company.id);
+    const part = reportsPart(company.id, candidate.id);
+    livePart(res, { final: part.final, html: fragment('./candidate-reports', { ...part, company, candidate }) });
   });
 
   router.post(

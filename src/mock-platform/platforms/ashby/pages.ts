@@ -40,6 +40,9 @@ const PickForm = z.object({ assessment: AssessmentChoice });
 const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const StartForm = z.object({ application_id: Id, stage_id: Id });
 
+/** What Ashby's `assessment_status` says of an assessment that is over, whatever else the update carried. */
+const FINAL_STATUSES = new Set(['Completed', 'Failed', 'Cancelled']);
+
 /** A typed value as the page shows it. */
 const shownValue = (value: string | number | boolean, type: string) =>
   type === 'boolean_success' ? (value ? 'Passed' : 'Failed') : type === 'numeric_duration_minutes' ? `${value} min` : String(value);
@@ -143,17 +146,19 @@ export function registerAshbyPages(router: Router, kit: PageKit, deps: { ashby: 
     res.redirect(302, `/ashby/companies/${company.id}#job-${job.id}`);
   });
 
-  router.get('/ashby/companies/:companyId/candidates/:candidateId', (req, res) => {
-    const company = companyOf(req);
-    const candidate = candidateOf(req, company.id);
-    const jobs = store.jobs(company.id);
-    const assessments = store.ofCandidate(candidate.id);
-    render(req, res, '@ashby/candidate', {
-      title: `${candidate.firstName} ${candidate.lastName}`.trim(),
-      company,
-      candidate,
-      partner: ashby.configured(company.id),
-      applications: store.applicationsOf(candidate.id).map((application) => {
+  /**
+   * A candidate's applications with the assessments started for each, as their page shows them, and
+   * the address its script asks while one is in flight (`live`): started, and without a result, a
+   * cancel, or a failed start.
+   */
+  const applicationsPart = (companyId: number, candidateId: number) => {
+    const jobs = store.jobs(companyId);
+    const assessments = store.ofCandidate(candidateId);
+    const final = assessments.every((a) => a.delivery === 'failed' || a.result !== null || a.cancelledAt !== null || FINAL_STATUSES.has(a.status ?? ''));
+    return {
+      final,
+      live: final ? undefined : `/ashby/companies/${companyId}/candidates/${candidateId}/live`,
+      applications: store.applicationsOf(candidateId).map((application) => {
         const job = jobs.find((j) => j.id === application.jobId)!;
         return {
           application,
@@ -163,7 +168,31 @@ export function registerAshbyPages(router: Router, kit: PageKit, deps: { ashby: 
         };
       }),
       stageName: Object.fromEntries(jobs.flatMap((j) => j.stages).map((s) => [s.id, s.name])),
+    };
+  };
+
+  router.get('/ashby/companies/:companyId/candidates/:candidateId', (req, res) => {
+    const company = companyOf(req);
+    const candidate = candidateOf(req, company.id);
+    render(req, res, '@ashby/candidate', {
+      title: `${candidate.firstName} ${candidate.lastName}`.trim(),
+      script: 'live-reports.js',
+      company,
+      candidate,
+      partner: ashby.configured(company.id),
+      ...applicationsPart(company.id, candidate.id),
     });
+  });
+
+  // Each application's assessments alone, which the page asks for while one is in flight: Started,
+  // the result, the profile link, the metadata, a cancel, as the partner's updates arrive.
+  router.get('/ashby/companies/:companyId/candidates/:candidateId/live', (req, res) => {
+    const company = companyOf(req);
+    const candidate = candidateOf(req, company.id);
+    const { final, live, applications, stageName } = applicationsPart(company.id, candidate.id);
+    const data = { company, candidate, partner: ashby.configured(company.id), live, stageName };
+    const html = applications.map(({ application, assessments }) => kit.fragment('@ashby/assessments', { ...data, application, assessments }));
+    kit.livePart(res, { final, html: html.join('') });
   });
 
   router.post(

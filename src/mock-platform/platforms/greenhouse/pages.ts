@@ -79,24 +79,49 @@ export function registerGreenhousePages(router: Router, kit: PageKit, deps: { gr
     }),
   );
 
-  router.get('/greenhouse/companies/:companyId/candidates/:candidateId', (req, res) => {
-    const company = companyOf(req);
-    const candidate = candidateOf(req, company.id);
-    const job = store.jobs(company.id).find((j) => j.id === candidate.jobId);
+  /**
+   * The tests sent to a candidate as their page shows them, and the address its script asks while
+   * one is in flight (`live`): sent, and not yet complete nor failed to send.
+   */
+  const testsPart = (companyId: number, candidate: { id: number; jobId: number }) => {
+    const job = store.jobs(companyId).find((j) => j.id === candidate.jobId);
     const stageName = new Map((job?.stages ?? []).map((s) => [s.id, s.name]));
-    render(req, res, '@greenhouse/candidate', {
-      title: `${candidate.firstName} ${candidate.lastName}`,
-      company,
-      candidate,
+    const sent = store.testsOfCandidate(companyId, candidate.id);
+    const final = sent.every((t) => t.delivery === 'failed' || t.partnerStatus === 'complete');
+    return {
       job,
-      partner: greenhouse.configured(company.id),
-      tests: store.testsOfCandidate(company.id, candidate.id).map((t) => ({
+      final,
+      live: final ? undefined : `/greenhouse/companies/${companyId}/candidates/${candidate.id}/live`,
+      tests: sent.map((t) => ({
         test: t,
         badge: shownStatus(t),
         stage: t.stageId === null ? undefined : stageName.get(t.stageId),
         metadata: Object.entries(t.metadata ?? {}),
       })),
+    };
+  };
+
+  router.get('/greenhouse/companies/:companyId/candidates/:candidateId', (req, res) => {
+    const company = companyOf(req);
+    const candidate = candidateOf(req, company.id);
+    render(req, res, '@greenhouse/candidate', {
+      title: `${candidate.firstName} ${candidate.lastName}`,
+      script: 'live-reports.js',
+      company,
+      candidate,
+      partner: greenhouse.configured(company.id),
+      ...testsPart(company.id, candidate),
     });
+  });
+
+  // The tests part alone, which the page asks for while a test is in flight: the score, the
+  // results link and the metadata appear once the partner PATCHes and test_status is read.
+  router.get('/greenhouse/companies/:companyId/candidates/:candidateId/live', (req, res) => {
+    const company = companyOf(req);
+    const candidate = candidateOf(req, company.id);
+    const part = testsPart(company.id, candidate);
+    const html = kit.fragment('@greenhouse/tests', { ...part, company, candidate, partner: greenhouse.configured(company.id) });
+    kit.livePart(res, { final: part.final, html });
   });
 
   // What send_test's resume_url points to: the partner stores the link and never needs to fetch it.
