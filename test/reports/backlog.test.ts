@@ -163,3 +163,18 @@ describe('the dashboard\'s lists of report updates among 20,000', () => {
     );
   });
 });
+
+describe('the invitation starter among 20,000 invitations still open', () => {
+  it('takes the few to start through their own index, not through every invitation whose candidate has not finished', async () => {
+    const { db, sql, planOf } = recordingDb();
+    const ids = await backlog(sql, 20_010);
+    // Started long ago, never completed: `sent`, as the dashboard's status index holds them too.
+    db.prepare(`UPDATE invitations SET started_at = $at, next_start_at = NULL WHERE id <= 20000`).run({ at: isoAt(NOW - 86_400_000) });
+
+    const due = await invitationStore(sql, clock).claimDueStarts(20, 120_000);
+    expect(due.map((i) => i.reportId).sort()).toEqual(ids.slice(20_000).sort());
+    const plan = planOf(/FROM invitations i WHERE i\.started_at IS NULL/, isoAt(NOW), 20);
+    expect(plan).toMatch(/SEARCH i USING INDEX invitations_to_start \(status=\? AND next_start_at<\?\)/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+});
