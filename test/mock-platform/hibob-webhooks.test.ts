@@ -98,7 +98,7 @@ describe("a failed delivery, on Bob's schedule", () => {
       await advance(due - (await mockNow()) - 1000);
       await advance(1000);
       await vendor.delivered(n + 2);
-      await expect.poll(() => delivery().attempts).toBe(n + 2);
+      await expect.poll(() => delivery().attempts, { timeout: 10_000 }).toBe(n + 2);
     }
     const made = await attempts();
     expect(made).toHaveLength(7);
@@ -115,7 +115,7 @@ describe("a failed delivery, on Bob's schedule", () => {
     vendor.state.webhookStatus = 200;
     await advance(60_000);
     await vendor.delivered(2);
-    await expect.poll(() => delivery().status).toBe('delivered');
+    await expect.poll(() => delivery().status, { timeout: 10_000 }).toBe('delivered');
     expect(delivery()).toMatchObject({ attempts: 2, next_attempt_at: null, last_status: 200 });
     expect(vendor.webhooks[1]).toEqual(vendor.webhooks[0]);
     const report = (await request(mock.url).get(`/_mock/platforms/hibob/reports/${requestId}`).expect(200)).body.report;
@@ -129,7 +129,7 @@ describe("a failed delivery, on Bob's schedule", () => {
     expect(delivery()).toMatchObject({ status: 'pending', attempts: 1, last_status: 500 });
     await advance(60_000);
     await vendor.delivered(1);
-    await expect.poll(() => delivery().status).toBe('delivered');
+    await expect.poll(() => delivery().status, { timeout: 10_000 }).toBe('delivered');
     expect((await attempts()).map((a) => [a.status, a.fault !== null])).toEqual([
       [500, true],
       [200, false],
