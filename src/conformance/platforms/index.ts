@@ -1,5 +1,6 @@
 import { ashbyChecker } from './ashby/index.js';
 import { greenhouseChecker } from './greenhouse/index.js';
+import { hibobChecker } from './hibob/index.js';
 import { hiringPlatformChecker } from './hiring-platform/index.js';
 import type { CheckerPlugin } from './plugin.js';
 
@@ -12,4 +13,5 @@ export const CHECKERS: readonly CheckerPlugin[] = [
   hiringPlatformChecker,
   greenhouseChecker,
   ashbyChecker,
+  hibobChecker,
 ];
