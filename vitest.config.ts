@@ -22,10 +22,10 @@ if (scratch.TMPDIR) process.env.TMPDIR = scratch.TMPDIR;
 const ON_BOTH = ['test/partner', 'test/invitations', 'test/reports', 'test/results', 'test/webhooks', 'test/pages', 'test/platforms/greenhouse', 'test/platforms/ashby', 'test/platforms/hibob', 'test/postgres'];
 /**
  * Files of the folders not in ON_BOTH that run on PostgreSQL too: the conformance checker's runs
- * against the kit's Greenhouse and Ashby routes, whose invitations, sealed keys and update outbox
- * are the database's (the other platform's conformance runs stay on SQLite).
+ * against the kit's Greenhouse, Ashby and HiBob routes, whose invitations, sealed keys and tokens,
+ * inbox and update outbox are the database's (the other platform's conformance runs stay on SQLite).
  */
-const ON_BOTH_TOO = ['test/conformance/greenhouse-kit.test.ts', 'test/conformance/ashby-kit.test.ts'];
+const ON_BOTH_TOO = ['test/conformance/greenhouse-kit.test.ts', 'test/conformance/ashby-kit.test.ts', 'test/conformance/hibob-kit.test.ts'];
 const SQLITE_ONLY = [
   // They read SQLite itself: its files, query plans, group commit.
   'test/partner/db-open.test.ts',
