@@ -314,7 +314,7 @@ export const HIBOB_CHECKS: readonly HibobCheck[] = [
   {
     id: 'install.used_code',
     section: '§2',
-    name: "the callback again with company A's code, used already (a page reloaded), answers 4xx: never 5xx, nor installed again",
+    name: "the callback again with company A's code, used already (a page reloaded), answers 4xx, never 5xx",
     applies: needsInstallA,
     run: async (ctx) => {
       const answer = await callback(ctx, '(company A, its code used already)', ctx.state.codes.a!, ctx.companies.a);
@@ -557,7 +557,7 @@ export const HIBOB_CHECKS: readonly HibobCheck[] = [
   {
     id: 'token.after_expiry',
     section: '§3',
-    name: "after company A installs again and its new access token expires, the next order is read with a token refreshed from the install's refresh token, never the expired one",
+    name: "after company A installs again and its new access token expires, the next order is read with a token refreshed from that install's refresh token",
     applies: needsOrders,
     run: async (ctx) => {
       const code = ctx.bob.installCode(ctx.companies.a, SHORT_EXPIRY_S);
