@@ -129,9 +129,10 @@ describe('the dashboard in a browser', () => {
     expect(main).toMatch(/Stored\s+1 Nov 2026, 09:00:00 UTC/);
     expect(main).not.toMatch(/\bSent\b/);
 
-    // The HTML part, in a sandboxed frame (no scripts, no forms), rendered as a mail client would.
+    // The HTML part, in a sandboxed frame (no scripts, no forms), rendered as a mail client would;
+    // same-origin, so that the page can size the frame to the e-mail.
     const iframe = page.locator('iframe.mail-html');
-    expect((await iframe.getAttribute('sandbox'))!.split(' ').sort()).toEqual(['allow-popups', 'allow-popups-to-escape-sandbox']);
+    expect((await iframe.getAttribute('sandbox'))!.split(' ').sort()).toEqual(['allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin']);
     const body = page.frameLocator('iframe.mail-html').locator('body');
     expect(await body.innerText()).toContain('Acme invites you to take the JavaScript fundamentals test as part of your application.');
 

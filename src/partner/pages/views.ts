@@ -19,6 +19,7 @@ export const PARTNER_ASSETS_DIR = path.join(PARTNER_VIEWS_DIR, 'assets');
 
 /**
  * The partner's templates: candidate pages, results page, dashboard and e-mails. Every `<%= %>`
- * is escaped; no template contains a script (helmet's CSP stays on).
+ * is escaped; no template contains an inline script: the one script, the e-mail preview's
+ * (assets/mail-frame.js), is a file of its own (helmet's CSP stays on).
  */
 export const views = new Eta({ views: PARTNER_VIEWS_DIR, cache: true, autoEscape: true });
