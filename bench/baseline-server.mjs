@@ -2,7 +2,10 @@
 // The benchmark's reference: the partner callbacks' data work on bare node:http with nothing else
 // (no framework, no logging, no validation library) — on better-sqlite3 (callbacks-work.mjs), or on
 // PostgreSQL with `--postgres` (callbacks-work-postgres.mjs, on the partner's own tables, its
-// background work's essential statements included). Its throughput is the practical limit for
+// background work's essential statements included). With `--platform <url>`, a send also does the
+// partner's background work by hand, with its durability (send-work.mjs): the invitation started,
+// its report update delivered to the platform at that URL, the e-mail rendered through nodemailer's
+// JSON transport and kept. Its throughput is the practical limit for
 // Node and that database on the machine at hand; `npm run bench` (scripts/bench.ts) runs it beside
 // the partner server in the same run and reports the partner's figures as ratios of its own. It is
 // a measuring stick, not part of the kit: nothing imports it and it is never deployed. See
@@ -12,6 +15,7 @@
 //   node bench/baseline-server.mjs --port 3999 --db /tmp/baseline.db \
 //        --seed 1000x20 --tokens-out /tmp/baseline-tokens.json
 //   node bench/baseline-server.mjs --port 3999 --postgres postgres://… [--driver pg|postgres]
+//   … --platform http://127.0.0.1:<port>   (bench/platform-accepts.mjs, or anything that answers 2xx)
 // --seed (re)creates the SQLite database with N accounts x M tests; --tokens-out writes
 // [{ "token", "company_id", "tests": [{ "id", "name" }] }] for the load generator. A PostgreSQL
 // database is seeded by whoever runs it, through the partner's migrations and account store (as
@@ -37,7 +41,7 @@ if (args.seed) {
 
 const port = Number(args.port ?? 3999);
 const database = args.postgres ? driver(args.driver ?? 'pg', args.postgres) : undefined;
-const work = database ? callbacksOnPostgres(database) : callbacks(dbPath);
+const work = database ? callbacksOnPostgres(database, { platformUrl: args.platform }) : callbacks(dbPath, { platformUrl: args.platform });
 const LIMIT = 64 * 1024;
 
 /** A reply, or (on PostgreSQL) the promise of one; a query that failed is a 503. */
@@ -81,5 +85,5 @@ const server = http.createServer((req, res) => {
 // `--port 0`: any free port, the one it got printed.
 server.listen(port, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 
-const close = async () => (database ? database.close() : work.close());
+const close = async () => (work.close(), database?.close());
 for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => close().finally(() => process.exit(0)));

@@ -14,9 +14,13 @@
 //                       the update marked delivered, the report marked accepted and the e-mail
 //                       queued (one); the e-mail marked sent, its message kept (one)
 //
+// Given the platform's URL (`--platform`, as `npm run bench` runs it), the report update is
+// delivered there before it is marked delivered, the links are signed and the e-mail is rendered
+// through nodemailer's JSON transport (send-work.mjs), as the partner's are: the same work as the
+// partner's send. Without it, the statements alone.
+//
 // What the partner does beyond that is its own cost: claiming work in batches for several
-// instances, the provider's start, signed links, the report update's delivery to the platform and
-// its log, the e-mail rendered and sent through nodemailer.
+// instances, the provider's start, the log of each delivery attempt, templates a fork edits.
 //
 // Two drivers, to compare them on the same statements: `pg` (node-postgres, the partner's: each
 // statement named, prepared once per connection) and `postgres` (postgres.js: each prepared once
@@ -25,6 +29,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { invitationMail, platformClient, signedLink } from './send-work.mjs';
 
 // Resolved from the project's root, where the servers are run from.
 const require = createRequire(path.join(process.cwd(), 'package.json'));
@@ -74,6 +79,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const ACCOUNT = `SELECT a.id, a.company_id, t.digest FROM account_tokens t JOIN accounts a ON a.id = t.account_id
   WHERE t.lookup = $1 AND t.revoked_at IS NULL`;
+// A send's account with its name, which the e-mail names the company by.
+const SENDER = `SELECT a.id, a.company_id, a.name, t.digest FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+  WHERE t.lookup = $1 AND t.revoked_at IS NULL`;
 const BIND = 'UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3 AND company_id IS NULL RETURNING id';
 // The token and the account's tests in one statement: a row per test (or one without a test).
 const ACCOUNT_TESTS = `SELECT a.id, t.digest, c.id AS test_id, c.name AS test_name FROM account_tokens t JOIN accounts a ON a.id = t.account_id
@@ -81,7 +89,7 @@ const ACCOUNT_TESTS = `SELECT a.id, t.digest, c.id AS test_id, c.name AS test_na
 const INVITE = `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name,
     email, next_start_at, created_at, updated_at)
   SELECT $1, t.account_id, $2, $3, $4, t.name, $5, $6, $7, $8, $8, $8 FROM tests t WHERE t.id = $9 AND t.account_id = $10
-  ON CONFLICT (report_id) DO NOTHING RETURNING id`;
+  ON CONFLICT (report_id) DO NOTHING RETURNING id, test_name`;
 const NOT_STORED = `SELECT EXISTS (SELECT 1 FROM tests WHERE id = $1 AND account_id = $2) AS known, i.account_id, i.candidate_id, i.test_id
   FROM (VALUES (1)) AS one LEFT JOIN invitations i ON i.report_id = $3`;
 const START = `WITH started AS (
@@ -103,8 +111,12 @@ const MAILED = `UPDATE mail_outbox SET status = 'sent', attempts = attempts + 1,
 /**
  * The three callbacks over `db` (a `driver`), on a database with the partner's schema.
  * `publicUrl`: where the candidate's links point. `counter.statements` counts the round trips.
+ * `platformUrl`: where report updates are delivered, the links signed and the e-mail rendered
+ * (send-work.mjs); without it, the background work's statements alone.
  */
-export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example', counter = { statements: 0 } } = {}) {
+export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example', counter = { statements: 0 }, platformUrl } = {}) {
+  const platform = platformUrl ? platformClient(platformUrl) : undefined;
+  const mail = platformUrl ? invitationMail() : undefined;
   const query = (text, values) => (counter.statements++, db.query(text, values));
   const reply = (status, body) => ({ status, body });
   const invalidToken = reply(401, { error: 'Invalid token' });
@@ -122,23 +134,33 @@ export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example',
   const account = async (authorization) => (await ofToken(authorization, ACCOUNT))?.[0];
 
   /** After the answer: what the partner's background loops do for a new invitation, in essence. */
-  async function background(id, reportId, to) {
+  async function background(id, reportId, to, { testName, company }) {
     const now = new Date();
     const at = now.toISOString();
     const giveUp = new Date(now.getTime() + DAY_MS).toISOString();
-    const link = `${publicUrl}/take/${reportId}`;
-    const urls = { show: `${publicUrl}/results/${reportId}`, cancel: `${publicUrl}/callbacks/reports/${reportId}/cancel` };
-    const [update] = await query(START, [id, at, link, JSON.stringify({ urls }), giveUp]);
+    const link = platform ? signedLink(publicUrl, 'take', reportId, 14 * DAY_MS) : `${publicUrl}/take/${reportId}`;
+    const show = platform ? signedLink(publicUrl, 'results', reportId, 365 * DAY_MS) : `${publicUrl}/results/${reportId}`;
+    const body = JSON.stringify({ urls: { show, cancel: `${publicUrl}/callbacks/reports/${reportId}/cancel` } });
+    const [update] = await query(START, [id, at, link, body, giveUp]);
     if (!update) return;
-    const [mail] = await query(DELIVERED, [update.id, new Date().toISOString(), giveUp]);
-    if (!mail) return;
-    const subject = 'Your assessment is ready';
-    const message = JSON.stringify({ to: [to], subject, text: `Hello ${to.name},\n\nStart your assessment: ${link}\n` });
-    const sentAt = new Date().toISOString();
-    await query(MAILED, [mail.id, to.address, subject, `<${reportId}@bench.invalid>`, message, sentAt]);
+    if (platform) {
+      const status = await platform.deliver(reportId, body);
+      if (status < 200 || status >= 300) throw new Error(`the platform answered ${status}`);
+    }
+    const [queued] = await query(DELIVERED, [update.id, new Date().toISOString(), giveUp]);
+    if (!queued) return;
+    const { subject, messageId, message } = mail
+      ? await mail({ reportId, firstName: to.firstName, lastName: to.lastName, email: to.address, testName, company, link })
+      : {
+          subject: 'Your assessment is ready',
+          messageId: `<${reportId}@bench.invalid>`,
+          message: JSON.stringify({ to: [{ name: to.name, address: to.address }], subject: 'Your assessment is ready', text: `Hello ${to.name},\n\nStart your assessment: ${link}\n` }),
+        };
+    await query(MAILED, [queued.id, to.address, subject, messageId, message, new Date().toISOString()]);
   }
 
   return {
+    close: () => platform?.close(),
     async validateToken(authorization, body) {
       const acc = await account(authorization);
       if (!acc) return invalidToken;
@@ -154,7 +176,7 @@ export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example',
       return reply(200, rows[0].test_id === null ? [] : rows.map((r) => ({ id: r.test_id, name: r.test_name })));
     },
     async sendCandidate(authorization, b) {
-      const acc = await account(authorization);
+      const acc = (await ofToken(authorization, SENDER))?.[0];
       if (!acc) return invalidToken;
       if (!b || typeof b !== 'object' || Array.isArray(b)) return reply(422, { error: 'Body must be an object' });
       for (const k of ['first_name', 'last_name']) if (typeof b[k] !== 'string' || !b[k].trim()) return reply(422, { error: `${k} is required` });
@@ -170,7 +192,8 @@ export function callbacksOnPostgres(db, { publicUrl = 'https://partner.example',
         b.report_id, b.company_id, b.candidate_id, testId, b.first_name, b.last_name, b.email, new Date().toISOString(), test, acc.id,
       ]);
       if (created) {
-        background(created.id, b.report_id, { name: `${b.first_name} ${b.last_name}`, address: b.email }).catch((err) =>
+        const to = { name: `${b.first_name} ${b.last_name}`, firstName: b.first_name, lastName: b.last_name, address: b.email };
+        background(created.id, b.report_id, to, { testName: created.test_name, company: acc.name }).catch((err) =>
           console.error(`background work of ${b.report_id} failed: ${err.message}`),
         );
         return reply(201, { id: b.report_id, status: 'sent' });

@@ -3,10 +3,14 @@
 // `npm run bench` measures the partner against: baseline-server.mjs (bare node:http) and
 // express-server.mjs (the same work in a plain Express 5 app). Each callback takes the
 // Authorization header (and the parsed body) and returns { status, body } for the server to send.
+// Given the platform's URL, a send also does what the partner's does after its answer, with the same
+// durability (send-work.mjs): its start queued in the insert's transaction, then started, the
+// report update delivered to the platform, the e-mail rendered and kept; without, the insert alone.
 import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { SQLITE_OUTBOX, sqliteSendWork } from './send-work.mjs';
 
 // Resolved from the project's root, where the servers are run from.
 const Database = createRequire(path.join(process.cwd(), 'package.json'))('better-sqlite3');
@@ -23,7 +27,8 @@ export function seed(dbPath, accounts, perAccount) {
     CREATE INDEX tests_by_account ON tests(account_id);
     CREATE TABLE invitations (report_id TEXT PRIMARY KEY, account_id INTEGER NOT NULL, candidate_id INTEGER NOT NULL,
       test_id INTEGER NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL, email TEXT NOT NULL,
-      status TEXT NOT NULL, created_at TEXT NOT NULL);`);
+      status TEXT NOT NULL, created_at TEXT NOT NULL, started_at TEXT, candidate_url TEXT, accepted_at TEXT);
+    ${SQLITE_OUTBOX}`);
   const out = [];
   const addAccount = db.prepare('INSERT INTO accounts (id, name, token_hash, company_id) VALUES (?, ?, ?, ?)');
   const addTest = db.prepare('INSERT INTO tests (id, account_id, name) VALUES (?, ?, ?)');
@@ -44,8 +49,11 @@ export function seed(dbPath, accounts, perAccount) {
   return out;
 }
 
-/** The three callbacks over the database at `dbPath` (seeded). */
-export function callbacks(dbPath) {
+/**
+ * The three callbacks over the database at `dbPath` (seeded). With `platformUrl`, each new
+ * invitation's background work too (send-work.mjs), delivering its report update there.
+ */
+export function callbacks(dbPath, { platformUrl } = {}) {
   const db = new Database(dbPath, { fileMustExist: true });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -56,6 +64,15 @@ export function callbacks(dbPath) {
   const invitation = db.prepare('SELECT candidate_id, test_id FROM invitations WHERE report_id = ?');
   const invite = db.prepare(`INSERT INTO invitations (report_id, account_id, candidate_id, test_id, first_name, last_name, email, status, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, 'sent', ?) ON CONFLICT(report_id) DO NOTHING`);
+  const work = platformUrl ? sqliteSendWork(db, { platformUrl }) : undefined;
+  /** The invitation and, with the background work, its start queued: one transaction, committed before the answer. */
+  const store = work
+    ? db.transaction((...values) => {
+        const { changes, lastInsertRowid } = invite.run(...values);
+        if (changes) work.queue(lastInsertRowid);
+        return changes;
+      })
+    : (...values) => invite.run(...values).changes;
 
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -87,14 +104,16 @@ export function callbacks(dbPath) {
       if (!Number.isSafeInteger(candidate) || !Number.isSafeInteger(test)) return reply(422, { error: 'candidate_id and test_id must be integers' });
       if (Number(b.company_id) !== acc.company_id) return reply(403, { error: 'Token bound to another company' });
       if (!testOf.get(test, acc.id)) return reply(422, { error: 'Unknown test' });
-      if (invite.run(b.report_id, acc.id, candidate, test, b.first_name, b.last_name, b.email, new Date().toISOString()).changes)
+      if (store(b.report_id, acc.id, candidate, test, b.first_name, b.last_name, b.email, new Date().toISOString())) {
+        work?.wake();
         return reply(201, { id: b.report_id, status: 'sent' });
+      }
       const prior = invitation.get(b.report_id);
       return prior.candidate_id === candidate && prior.test_id === test
         ? reply(201, { id: b.report_id, status: 'sent' }) // a replay gets the first answer again
         : reply(409, { error: 'report_id already used for another candidate or test' });
     },
-    close: () => db.close(),
+    close: () => (work?.close(), db.close()),
   };
 }
 

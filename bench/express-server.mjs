@@ -6,7 +6,8 @@
 // itself costs before a server does anything of its own. On SQLite (callbacks-work.mjs) by
 // default; with `--postgres <url>` on PostgreSQL (callbacks-work-postgres.mjs, node-postgres, the
 // statements and background work of the PostgreSQL baseline), where it is the most a server on
-// Express can reach against that baseline.
+// Express can reach against that baseline. With `--platform <url>`, a send's background work as the
+// baseline's (send-work.mjs).
 //
 // Run from the project's root, on a database seeded by baseline-server.mjs (a copy of it: one
 // server writes to a database), or on one seeded as the PostgreSQL baseline's:
@@ -20,7 +21,7 @@ import { callbacksOnPostgres, driver } from './callbacks-work-postgres.mjs';
 const express = createRequire(path.join(process.cwd(), 'package.json'))('express');
 const args = argsOf(process.argv.slice(2));
 const database = args.postgres ? driver('pg', args.postgres) : undefined;
-const work = database ? callbacksOnPostgres(database) : callbacks(args.db);
+const work = database ? callbacksOnPostgres(database, { platformUrl: args.platform }) : callbacks(args.db, { platformUrl: args.platform });
 
 const app = express();
 app.use(express.json({ limit: '64kb' }));
@@ -33,5 +34,5 @@ app.post('/send_candidate', (req, res) => send(res, work.sendCandidate(req.heade
 
 // `--port 0`: any free port, the one it got printed.
 const server = app.listen(Number(args.port ?? 3998), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
-const close = async () => (database ? database.close() : work.close());
+const close = async () => (work.close(), database?.close());
 for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => close().finally(() => process.exit(0)));

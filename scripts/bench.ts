@@ -1,8 +1,16 @@
 /**
  * `npm run bench`: the partner server against the bare node:http baseline (bench/baseline-server.mjs),
  * side by side in one run, on the same data (BENCH_ACCOUNTS accounts × 20 tests, bound to companies,
- * and BENCH_INVITATIONS invitations already stored), with the same work in a plain Express 5 app
- * (bench/express-server.mjs) beside them: what the framework costs before the kit does anything.
+ * and BENCH_INVITATIONS invitations already stored with their history, scripts/bench-history.ts),
+ * with the same work in a plain Express 5 app (bench/express-server.mjs) beside them: what the
+ * framework costs before the kit does anything. A send on the baselines does the partner's
+ * background work by hand with the same durability (bench/send-work.mjs): the start, the report
+ * update delivered, the e-mail rendered through nodemailer and kept.
+ *
+ * The partner runs twice on SQLite: with every platform the kit registers, and with two
+ * (BENCH_TWO_PLATFORMS, `hiring-platform,greenhouse`; from a copy of the build that registers only
+ * those, scripts/bench-platforms.ts): what the other platforms cost the callbacks, the start-up and
+ * the idle memory.
  *
  * For each callback and each server: autocannon at 50 connections (throughput, p50, p99), and for
  * the baseline and the partner an evenly paced, open-loop 1,000 req/s load (latency under ordinary
@@ -15,10 +23,12 @@
  * environment for the partner server, to measure a configuration), BENCH_ACCOUNTS (1000),
  * BENCH_INVITATIONS (0; e.g. 1000000 for a partner with history), BENCH_STARTUP=0 to skip the
  * start-up and idle-memory measurement, BENCH_POSTGRES=0 to skip the PostgreSQL runs,
- * BENCH_CPU_PROF=<dir> to have each partner process write its CPU profile (node --cpu-prof) there,
+ * BENCH_CPU_PROF=<dir> to have each server process write its CPU profile (node --cpu-prof) there,
  * BENCH_TARGETS=pg-baseline,postgres to measure only these servers (each named by its label with
- * every run of non-word characters a dash: baseline, express, partner, pg-baseline,
- * pg-baseline-postgres-js, pg-express, postgres, postgres-2), the rest started but left idle.
+ * every run of non-word characters a dash: baseline, express, partner, partner-two-platforms,
+ * pg-baseline, pg-baseline-postgres-js, pg-express, postgres, postgres-2), the rest started but
+ * left idle, BENCH_TWO_PLATFORMS (hiring-platform,greenhouse): the platforms of the partner that
+ * speaks fewer.
  *
  * PostgreSQL (DATABASE_URL): the same partner on a PostgreSQL server the bench starts (Debian's
  * postgresql; test/support/postgres.ts), with one instance and with two, the load split between
@@ -44,9 +54,8 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { accountStore } from '../src/partner/accounts/store.js';
-import { systemClock } from '../src/lib/clock.js';
-import { openDb, openPartnerDatabase } from '../src/partner/db/open.js';
+import { seedAccounts, storeHistoryOnPostgres, storeHistoryOnSqlite, type Customer } from './bench-history.js';
+import { buildWithPlatforms } from './bench-platforms.js';
 import { loadConfig } from '../src/partner/config.js';
 import { startPartner as startPartnerInProcess } from '../src/partner/start.js';
 import { countingStatements } from '../src/lib/sql.js';
@@ -61,6 +70,8 @@ const EXPRESS = path.join(ROOT, 'bench', 'express-server.mjs');
 const MAIL_ALONE = path.join(ROOT, 'bench', 'mail-alone.mjs');
 const PLATFORM = path.join(ROOT, 'bench', 'platform-accepts.mjs');
 const BASELINE_POSTGRES_WORK = path.join(ROOT, 'bench', 'callbacks-work-postgres.mjs');
+/** The platforms of the partner that speaks fewer (`partner, two platforms`): what the others cost is the difference. */
+const TWO_PLATFORMS = process.env.BENCH_TWO_PLATFORMS ?? 'hiring-platform,greenhouse';
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 0);
 const TESTS_PER_ACCOUNT = 20;
@@ -126,13 +137,8 @@ function customerPicker(pattern: Pattern, n: number): () => number {
   };
 }
 
-interface Customer {
-  token: string;
-  company_id: number;
-  tests: { id: number; name: string }[];
-}
 interface Target {
-  name: 'baseline' | 'express' | 'partner' | 'pg baseline' | 'pg baseline, postgres.js' | 'pg express' | 'postgres' | 'postgres ×2';
+  name: 'baseline' | 'express' | 'partner' | 'partner, two platforms' | 'pg baseline' | 'pg baseline, postgres.js' | 'pg express' | 'postgres' | 'postgres ×2';
   /** Where requests go: one server, or instances that share the load. */
   urls: string[];
   /** The processes whose CPU time the requests cost (a PostgreSQL server's included). */
@@ -169,6 +175,8 @@ async function main() {
     console.log('building…');
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   }
+  // The partner with two platforms runs from a copy of the build that registers only those.
+  twoPlatformsRoot = buildWithPlatforms(ROOT, TWO_PLATFORMS.split(','));
   const dir = mkdtempSync(path.join(tmpdir(), 'partner-bench-'));
   const children: ChildProcess[] = [];
   /** The bench's own connections to the targets' databases (`databaseOf`), closed before the servers stop. */
@@ -177,25 +185,38 @@ async function main() {
     for (const close of closing.splice(0)) await close();
   };
   try {
+    // The platform the servers deliver their report updates to: on the load generator's core.
+    const platform = await startServer('platform', pinned(0, process.execPath, [PLATFORM, '--port', '0']), {}, children, dir);
     const baselineTokens = path.join(dir, 'baseline-tokens.json');
+    const baselineDb = path.join(dir, 'baseline.db');
     const baseline = await startServer(
       'baseline',
-      pinned(1, process.execPath, [BASELINE, '--port', String(await freePort()), '--db', path.join(dir, 'baseline.db'), '--seed', `${ACCOUNTS}x${TESTS_PER_ACCOUNT}`, '--tokens-out', baselineTokens]),
+      pinned(1, process.execPath, [
+        ...profile(), BASELINE, '--port', String(await freePort()), '--db', baselineDb, '--seed', `${ACCOUNTS}x${TESTS_PER_ACCOUNT}`, '--tokens-out', baselineTokens,
+        '--platform', platform.url,
+      ]),
       {},
       children,
       dir,
     );
-    // The Express reference works on a copy of the baseline's data: one server writes to a database.
-    const expressDb = path.join(dir, 'express.db');
-    const seeded = new Database(path.join(dir, 'baseline.db'), { readonly: true });
-    seeded.exec(`VACUUM INTO '${expressDb}'`);
-    seeded.close();
-    const express = await startServer('express', pinned(1, process.execPath, [EXPRESS, '--port', String(await freePort()), '--db', expressDb]), {}, children, dir);
-    // The platform the partners deliver their report updates to: on the load generator's core.
-    const platform = await startServer('platform', pinned(0, process.execPath, [PLATFORM, '--port', '0']), {}, children, dir);
     const partnerDb = path.join(dir, 'partner.db');
     const partnerCustomers = await seedPartner({ DATABASE_PATH: partnerDb });
-    if (INVITATIONS > 0) storeInvitations(partnerDb, path.join(dir, 'baseline.db'));
+    // The partner with fewer platforms, on a database of its own: one process per SQLite database.
+    const fewerDb = path.join(dir, 'partner-two-platforms.db');
+    const fewerCustomers = await seedPartner({ DATABASE_PATH: fewerDb });
+    if (INVITATIONS > 0) storeInvitations([partnerDb, fewerDb], baselineDb);
+    // The Express reference works on a copy of the baseline's data: one server writes to a database.
+    const expressDb = path.join(dir, 'express.db');
+    const seeded = new Database(baselineDb, { readonly: true });
+    seeded.exec(`VACUUM INTO '${expressDb}'`);
+    seeded.close();
+    const express = await startServer(
+      'express',
+      pinned(1, process.execPath, [...profile(), EXPRESS, '--port', String(await freePort()), '--db', expressDb, '--platform', platform.url]),
+      {},
+      children,
+      dir,
+    );
     const partnerEnv = {
       NODE_ENV: 'production',
       // Production refuses to start without these; the bench makes throwaway ones.
@@ -210,17 +231,20 @@ async function main() {
           .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
       ),
     };
-    const startPartner = async (name: string, database: Record<string, string>) => {
+    const startPartner = async (name: string, database: Record<string, string>, platforms?: 'two') => {
       const port = await freePort();
-      return startServer(name, pinned(1, process.execPath, startArgs()), { PORT: String(port), ...database, ...partnerEnv }, children, dir, port);
+      const env = { PORT: String(port), ...database, ...partnerEnv };
+      return startServer(name, pinned(1, process.execPath, startArgs(platforms)), env, children, dir, port);
     };
     const partner = await startPartner('partner', { DATABASE_PATH: partnerDb });
+    const fewer = await startPartner('partner-two-platforms', { DATABASE_PATH: fewerDb }, 'two');
     const baselineCustomers = JSON.parse(readFileSync(baselineTokens, 'utf8')) as Customer[];
     const one = (server: { url: string; pid: number }) => ({ urls: [server.url], pids: () => [server.pid] });
     const targets: Target[] = [
-      { name: 'baseline', ...one(baseline), prefix: '', customers: baselineCustomers },
-      { name: 'express', ...one(express), prefix: '', customers: baselineCustomers },
+      { name: 'baseline', ...one(baseline), prefix: '', customers: baselineCustomers, ...baselineDatabaseOf(baselineDb, closing) },
+      { name: 'express', ...one(express), prefix: '', customers: baselineCustomers, ...baselineDatabaseOf(expressDb, closing) },
       { name: 'partner', ...one(partner), prefix: '/callbacks', customers: partnerCustomers, ...databaseOf({ DATABASE_PATH: partnerDb }, closing) },
+      { name: 'partner, two platforms', ...one(fewer), prefix: '/callbacks', customers: fewerCustomers, ...databaseOf({ DATABASE_PATH: fewerDb }, closing) },
     ];
     if (process.env.BENCH_POSTGRES !== '0') {
       postgres = await startPostgres({ durable: true });
@@ -230,6 +254,7 @@ async function main() {
       const onPostgres = async (name: 'postgres' | 'postgres ×2', instances: number): Promise<Target> => {
         const database = { DATABASE_URL: await pg.createDatabase(name === 'postgres' ? 'bench_one' : 'bench_two'), DATABASE_PATH: partnerDb };
         const customers = await seedPartner(database);
+        if (INVITATIONS > 0) await storeInvitationsOnPostgres(database.DATABASE_URL);
         const servers: { url: string; pid: number }[] = [];
         for (let i = 0; i < instances; i++) servers.push(await startPartner(`${name.replace(' ×', '-')}-${i + 1}`, database));
         return {
@@ -248,7 +273,8 @@ async function main() {
       const referenceOn = async (name: 'pg baseline' | 'pg baseline, postgres.js' | 'pg express', script: string[]): Promise<Target> => {
         const url = await pg.createDatabase(`bench_${name.replace(/\W+/g, '_')}`);
         const customers = await seedPartner({ DATABASE_URL: url, DATABASE_PATH: partnerDb });
-        const server = await startServer(slug(name), pinned(1, process.execPath, [...script, '--port', '0', '--postgres', url]), {}, children, dir);
+        if (INVITATIONS > 0) await storeInvitationsOnPostgres(url);
+        const server = await startServer(slug(name), pinned(1, process.execPath, [...profile(), ...script, '--port', '0', '--postgres', url, '--platform', platform.url]), {}, children, dir);
         return {
           name,
           urls: [server.url],
@@ -431,14 +457,28 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   );
 }
 
-/** The partner is started as `npm start` starts it (node flags included), so the bench measures that. */
-function startArgs(): string[] {
+/** Where the build that registers only TWO_PLATFORMS is (scripts/bench-platforms.ts). */
+let twoPlatformsRoot = ROOT;
+
+/**
+ * The partner is started as `npm start` starts it (node flags included), so the bench measures that.
+ * `two`: the same build with only TWO_PLATFORMS registered (`twoPlatformsRoot`).
+ */
+function startArgs(platforms?: 'two'): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const [node, ...args] = start.split(/\s+/);
   if (node !== 'node') throw new Error(`npm start must run node directly to be benchmarked: ${start}`);
-  // BENCH_CPU_PROF=<dir>: each partner process writes its CPU profile there as it exits.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval=10000', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  return [...profile, ...args.map((a) => (a.endsWith('.js') ? path.join(ROOT, a) : a))];
+  const root = platforms === 'two' ? twoPlatformsRoot : ROOT;
+  return [...profile(), ...args.map((a) => (a.endsWith('.js') ? path.join(root, a) : a))];
+}
+
+/**
+ * BENCH_CPU_PROF=<dir>: each server process (the partners, the baselines, plain Express) writes its
+ * CPU profile there as it exits, named after the server's pid (as its log is).
+ */
+function profile(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-interval=10000', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 }
 
 /** The baseline prints the port it was given, so it gets a free one rather than 0. */
@@ -452,57 +492,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The partner's database with the baseline's shape of data: accounts bound to companies 1…N. */
-async function seedPartner(settings: { DATABASE_PATH: string; DATABASE_URL?: string }, count = ACCOUNTS): Promise<Customer[]> {
-  const database = await openPartnerDatabase({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, { provider: DEMO_MIGRATIONS });
-  const { sql } = database;
-  const accounts = accountStore(sql, systemClock);
-  const customers: Customer[] = [];
-  const now = new Date().toISOString();
-  await sql.transaction(async (tx) => {
-    for (let a = 1; a <= count; a++) {
-      const { account, token } = await accounts.create(`Account ${a}`, tx);
-      await tx.run('UPDATE accounts SET company_id = $1, bound_at = $2 WHERE id = $3', [a, now, account.id]);
-      const tests = [];
-      for (let t = 1; t <= TESTS_PER_ACCOUNT; t++) {
-        const name = `Test ${(a - 1) * TESTS_PER_ACCOUNT + t}`;
-        tests.push({ id: (await tx.get<{ id: number }>('INSERT INTO tests (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING id', [account.id, name, now]))!.id, name });
-      }
-      customers.push({ token, company_id: a, tests });
-    }
-  });
-  // PostgreSQL's statistics of the new rows, gathered now: autovacuum would otherwise gather them
-  // during the first runs and charge its time to whichever server the run measures.
-  if (sql.dialect === 'postgres') await sql.exec('VACUUM ANALYZE');
-  await database.close();
-  return customers;
-}
+/** The partner's database with the baseline's shape of data: accounts bound to companies 1…N (scripts/bench-history.ts). */
+const seedPartner = (settings: { DATABASE_PATH: string; DATABASE_URL?: string }, count = ACCOUNTS): Promise<Customer[]> =>
+  seedAccounts({ databasePath: settings.DATABASE_PATH, databaseUrl: settings.DATABASE_URL }, count, TESTS_PER_ACCOUNT, DEMO_MIGRATIONS);
 
 /**
- * Invitations already stored, the same number in both databases, as a partner with history has:
- * finished ones (no background work), spread over the accounts, with random report ids.
+ * Invitations already stored, the same number in every database of the run, as a partner with
+ * history has: finished ones, with their report updates delivered and e-mails sent
+ * (scripts/bench-history.ts).
  */
-function storeInvitations(partnerFile: string, baselineFile: string): void {
-  const now = new Date().toISOString();
-  const partner = openDb(partnerFile);
-  const baseline = new Database(baselineFile);
-  const intoPartner = partner.prepare(
-    `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name, email,
-       status, started_at, candidate_url, created_at, updated_at, completed_at, score)
-     VALUES (?, ?, ?, ?, '1', 'Test', 'Ada', 'Lovelace', 'ada@example.com', 'completed', ?, 'http://partner.test/take', ?, ?, ?, '80%')`,
-  );
-  const intoBaseline = baseline.prepare(
-    `INSERT INTO invitations (report_id, account_id, candidate_id, test_id, first_name, last_name, email, status, created_at)
-     VALUES (?, ?, ?, 1, 'Ada', 'Lovelace', 'ada@example.com', 'sent', ?)`,
-  );
-  for (let done = 0; done < INVITATIONS; done += 50_000) {
-    const batch = Array.from({ length: Math.min(50_000, INVITATIONS - done) }, (_, i) => [randomUUID(), ((done + i) % ACCOUNTS) + 1] as const);
-    partner.transaction(() => batch.forEach(([id, account]) => intoPartner.run(id, account, account, 17, now, now, now, now)))();
-    baseline.transaction(() => batch.forEach(([id, account]) => intoBaseline.run(id, account, 17, now)))();
-  }
-  partner.close();
-  baseline.close();
+function storeInvitations(partnerFiles: string[], baselineFile: string): void {
+  storeHistoryOnSqlite(partnerFiles, baselineFile, INVITATIONS, ACCOUNTS);
 }
+const storeInvitationsOnPostgres = (url: string): Promise<void> => storeHistoryOnPostgres(url, INVITATIONS, ACCOUNTS);
 
 /**
  * Time from process start to the first answered /healthz, and resident memory once idle: the
@@ -539,14 +541,20 @@ async function startupAndIdle(partnerDb: string): Promise<void> {
     'bare node': [path.join(ROOT, 'bench', 'healthz-bare.mjs')],
     'express + db': [path.join(ROOT, 'bench', 'healthz-express.mjs')],
     partner: startArgs(),
+    // The same partner with two of the kit's platforms: what the others add.
+    'partner ×2p': startArgs('two'),
   };
   const runs: Record<string, { startMs: number; rssMb: number }[]> = {};
   for (let i = 0; i < 5; i++) for (const [name, args] of Object.entries(programs)) (runs[name] ??= []).push(await measure(args));
-  const bare = median(runs['bare node']!.map((r) => r.startMs));
-  console.log('start-up (process start to the first /healthz answer) and idle memory, medians of 5');
+  const startOf = (name: string) => median(runs[name]!.map((r) => r.startMs));
+  const bare = startOf('bare node');
+  const framework = startOf('express + db');
+  console.log(`start-up (process start to the first /healthz answer) and idle memory, medians of 5; ×2p: the partner with ${TWO_PLATFORMS} only`);
   for (const [name, r] of Object.entries(runs)) {
-    const startMs = median(r.map((x) => x.startMs));
-    console.log(`  ${name.padEnd(13)} ${startMs.toFixed(0).padStart(5)} ms (${(startMs / bare).toFixed(2)}× bare)   ${median(r.map((x) => x.rssMb)).toFixed(1).padStart(6)} MB RSS`);
+    const startMs = startOf(name);
+    const rss = median(r.map((x) => x.rssMb));
+    const goals = name.startsWith('partner') ? `   ${(startMs / framework).toFixed(2)}× Express + db (goal ≤ 2×), idle ${rss <= 80 ? 'within' : 'above'} 80 MB` : '';
+    console.log(`  ${name.padEnd(13)} ${startMs.toFixed(0).padStart(5)} ms (${(startMs / bare).toFixed(2)}× bare)   ${rss.toFixed(1).padStart(6)} MB RSS${goals}`);
   }
   console.log('');
 }
@@ -793,6 +801,17 @@ function databaseOf(
 }
 
 /**
+ * `backgroundLeft` for the SQLite baselines (bench/send-work.mjs): the steps of sends' background
+ * work still pending in their outbox.
+ */
+function baselineDatabaseOf(file: string, closing: (() => unknown)[]): Pick<Target, 'backgroundLeft'> {
+  const db = new Database(file, { readonly: true });
+  closing.push(() => db.close());
+  const statement = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM outbox WHERE status = 'pending'");
+  return { backgroundLeft: async () => statement.get()!.n };
+}
+
+/**
  * CPU time each process has used, from /proc (Linux), keyed by pid and start time (a pid used
  * again is another process). Per request, it is a steadier measure than req/s on a machine with
  * other work on it: other processes take wall time, not this one's CPU.
@@ -849,11 +868,21 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
     const cpu = median(reference.map((x) => x.cpuUs)) / median(s.map((x) => x.cpuUs));
     console.log(`  ${label.padEnd(12)} ${rps.toFixed(2)}× of ${of} throughput; ${cpu.toFixed(2)}× by CPU time per request${note}`);
   };
+  /** A send's CPU time as a multiple of the reference's, against the goal (≤ 2×): how the issue states it. */
+  const times = (label: string, s: Sample[] | undefined, reference: Sample[] | undefined) => {
+    if (!name.startsWith('send_candidate') || !s?.length || !reference?.length) return;
+    const x = median(s.map((v) => v.cpuUs)) / median(reference.map((v) => v.cpuUs));
+    console.log(`  ${label.padEnd(12)} ${x.toFixed(2)}× the baseline's CPU time per send, background work included on both (goal ≤ 2×)`);
+  };
   const load = (n: string) => r[n]?.load;
+  const fewer = 'partner, two platforms';
   console.log(`${name} — ${CONNECTIONS} connections`);
   for (const n of ['baseline', 'express', 'partner']) row(n, load(n));
+  row('partner ×2p', load(fewer));
   ratio('express', load('express'), load('baseline'), "the baseline's");
   ratio('partner', load('partner'), load('baseline'), "the baseline's", ' (background work included)');
+  ratio('partner ×2p', load(fewer), load('baseline'), "the baseline's", ` (${TWO_PLATFORMS} only)`);
+  times('partner', load('partner'), load('baseline'));
   const labels = { postgres: 'partner', 'postgres ×2': 'partner ×2' } as const;
   const onPostgres = (['postgres', 'postgres ×2'] as const).filter((n) => r[n]);
   if (['pg baseline', 'pg baseline, postgres.js', 'pg express', ...onPostgres].some((n) => r[n])) {
@@ -865,12 +894,14 @@ function printCallback(name: string, r: Record<string, { load: Sample[]; paced: 
     ratio('postgres.js', load('pg baseline, postgres.js'), load('pg baseline'), "the baseline's (node-postgres)");
     ratio('express', load('pg express'), load('pg baseline'), "the PostgreSQL baseline's");
     for (const n of onPostgres) ratio(labels[n], load(n), load('pg baseline'), "the PostgreSQL baseline's", ' (background work included)');
+    for (const n of onPostgres) times(labels[n], load(n), load('pg baseline'));
     // The reference is the baseline on the partner's own driver (node-postgres); the other driver's, for comparison.
     for (const n of onPostgres) ratio(labels[n], load(n), load('pg baseline, postgres.js'), "the postgres.js baseline's");
   }
   console.log(`${name} — paced: ${PACED_RATE} req/s, evenly spaced, open loop`);
   row('baseline', r.baseline?.paced);
   row('partner', r.partner?.paced);
+  row('partner ×2p', r[fewer]?.paced);
   row('pg baseline', r['pg baseline']?.paced);
   for (const n of onPostgres) row(`pg ${labels[n]}`, r[n]!.paced);
   console.log('');
