@@ -53,6 +53,7 @@ export type {
   PlatformApi,
   PlatformContext,
   PlatformDefinition,
+  PlatformHearing,
   PlatformSetup,
   PlatformWorker,
 } from './platforms/index.js';

@@ -14,6 +14,7 @@ export type {
   PlatformApi,
   PlatformContext,
   PlatformDefinition,
+  PlatformHearing,
   PlatformSetup,
   PlatformWorker,
 } from './platform.js';

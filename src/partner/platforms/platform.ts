@@ -133,8 +133,28 @@ export interface Platform {
    * platform's words; never a credential. `href` only for an http(s) URL the routes validated.
    */
   details?(platformData: Readonly<Record<string, unknown>>): { label: string; value: string; href?: string }[];
+  /**
+   * What it hears of an invitation and when, in its words, for the dashboard's invitation page, where
+   * the kit's words would mislead (an update settled without a request, `superseded`, reads as lost).
+   * Absent: the hiring platform's — every update is a request with a body, and the platform knows the
+   * report once it has accepted the first ("accepted its first update").
+   */
+  readonly hears?: PlatformHearing;
   /** Background work of its own (a webhook processor, a catalog registration), run in a loop beside the kit's. */
   workers?(context: PlatformContext): PlatformWorker[];
+}
+
+/** What a platform hears of an invitation and when (`Platform.hears`): sentences for the dashboard, plain text. */
+export interface PlatformHearing {
+  /** How it knows the report, the invitation's "Platform" line: "Greenhouse knows the report from send_test's answer". */
+  known: string;
+  /**
+   * Which updates it is told, how and when, above the invitation's report updates: the ones it has
+   * no word for are settled without a request (`superseded`).
+   */
+  updates: string;
+  /** How its request reads in the delivery log, before the body: "PATCH to the url Greenhouse sent, with no body". */
+  request: string;
 }
 
 /** The invitation a delivery is about, and what the platform's routes stored with it. */

@@ -34,6 +34,14 @@ export function ashbyPlatform(): PlatformDefinition<AshbySettings> {
         ashbyDeliveryRequest(target, update, { apiUrl: settings.apiUrl, now: () => clock.now(), accountsCommand: credentialCommand }),
       judgeAnswer: judgeAshbyAnswer,
       details: ashbyDetails,
+      hears: {
+        known: "Ashby knows the report from assessment.start's answer, which told it Invited.",
+        updates:
+          "Ashby hears of the candidate's progress (Opened, Started, In review), the result and a cancel of ours, each an " +
+          "assessment.update posted to ASHBY_API_URL with the customer's Ashby API key, as it happens. The invitation's start (Ashby was told " +
+          'Invited already) and a cancel of its own are settled without a request (superseded).',
+        request: 'POST assessment.update',
+      },
     }),
   });
 }

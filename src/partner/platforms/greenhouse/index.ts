@@ -33,6 +33,14 @@ export function greenhousePlatform(): PlatformDefinition<GreenhouseSettings> {
       mount: (router, context) => mountGreenhouseRoutes(router, { context, sealer, rules }),
       deliveryRequest: (target, update) => greenhouseDeliveryRequest(target, update, { sealer, rules }),
       details: greenhouseDetails,
+      hears: {
+        known: "Greenhouse knows the report from send_test's answer (its partner_interview_id).",
+        updates:
+          'Greenhouse hears only of the result: once the test is completed or failed, a PATCH with no body to the url it sent ' +
+          "with the test (Basic, the customer's key), after which Greenhouse reads test_status. Its start, the candidate's " +
+          'progress and a cancel are nothing Greenhouse hears of: settled without a request (superseded).',
+        request: 'PATCH to the url Greenhouse sent, with no body',
+      },
       greetingName: ({ firstName, platformData }) =>
         greetingName({ first_name: firstName, preferred_name: typeof platformData.preferred_name === 'string' ? platformData.preferred_name : null }),
     };
