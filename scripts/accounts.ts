@@ -8,6 +8,9 @@
  *   npm run accounts -- revoke <account-id> [--json]    revoke every token of the account
  *   npm run accounts -- credential set <account-id> <platform> [<secret>] [--json]
  *   npm run accounts -- credential remove <account-id> <platform> [--json]
+  npm run accounts -- connect <account-id> <platform> <company-id> [--json]
+ *   npm run accounts -- connect <account-id> <platform> <company-id> [--json]
+ *                                  a platform's company reaches this account (Bob's, before its install)
  *
  * A token is printed once, when it is issued; only its digest is stored. A customer's credential
  * for a platform (its own API key there) is sealed under CANDIDATE_LINK_SECRET and never printed:
@@ -89,7 +92,10 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
     return;
   }
   if (!command) throw new UsageError('Give a command');
-  if (extra !== undefined && command !== 'credential') throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
+  if (extra !== undefined && command !== 'credential' && command !== 'connect') throw new UsageError(`Unexpected argument "${extra}" (quote a name that has spaces)`);
+  if (command === 'connect' && (positionals.length !== 4 || !PLATFORM_NAME.test(positionals[2]!))) {
+    throw new UsageError('connect takes an account id, a platform and the company id it has there');
+  }
   if (values.test && command !== 'create') throw new UsageError('--test goes with create only');
   // Checked before the database is opened: a misuse changes nothing.
   const credential = command === 'credential' ? credentialArguments(positionals.slice(1)) : undefined;
@@ -189,6 +195,16 @@ async function run(argv: string[], io: AccountsIo): Promise<void> {
         print(
           { id, platform, credential: now.credential, credentialSetAt: now.credentialSetAt, replaced: stored?.hasCredential === true },
           `${stored?.hasCredential ? 'Replaced' : 'Set'} the ${named.credential} of ${whose} for ${named.label}: ${now.credential}. It is used from the next delivery on.`,
+        );
+        return;
+      }
+      case 'connect': {
+        const [, , platform, companyId] = positionals as [string, string, string, string];
+        const id = accountId(arg);
+        const { replaced } = await admin.connectCompany(id, platform, companyId, actor);
+        print(
+          { id, platform, companyId: companyId.trim(), replaced },
+          `Account ${id} is connected to ${platform}'s company ${companyId.trim()}${replaced ? ` (it was ${replaced})` : ''}: that company's calls reach it.`,
         );
         return;
       }

@@ -307,6 +307,23 @@ describe('accounts CLI: a customer\'s credential for a platform', () => {
     expect(output).not.toContain(SECRET);
   });
 
+  it('connect: a platform\'s company reaches an account (Bob\'s, before its install), one company one account, recorded in its history', async () => {
+    const { stdout } = await cli('connect', '1', 'hibob', ' 640213 ', '--json');
+    expect(JSON.parse(stdout)).toEqual({ id: 1, platform: 'hibob', companyId: '640213', replaced: null });
+    expect(await withDatabase((sql) => sql.get('SELECT account_id, company_id FROM connections WHERE platform = $1', ['hibob']))).toEqual({ account_id: 1, company_id: '640213' });
+    // Again: nothing changes, nothing recorded twice.
+    await cli('connect', '1', 'hibob', '640213');
+    expect(await withDatabase((sql) => sql.all("SELECT action, detail FROM account_events WHERE account_id = 1 AND action = 'company_connected'"))).toEqual([
+      { action: 'company_connected', detail: JSON.stringify({ platform: 'hibob', companyId: '640213', replaced: null }) },
+    ]);
+    const taken = await refusal('connect', '2', 'hibob', '640213');
+    expect(taken).toMatchObject({ code: 2, stderr: expect.stringContaining("HiBob's company 640213 is connected to another account; nothing was changed") });
+    expect((await refusal('connect', '1', 'no-such-ats', '1'))?.stderr).toContain('the partner speaks no platform named "no-such-ats"');
+    expect((await refusal('connect', '1', 'hibob', '   '))?.stderr).toContain('the company id is blank');
+    expect((await refusal('connect', '1', 'hibob'))?.stderr).toContain('connect takes an account id, a platform and the company id it has there');
+    expect(await withDatabase((sql) => sql.all("SELECT account_id, company_id FROM connections WHERE platform = 'hibob'"))).toEqual([{ account_id: 1, company_id: '640213' }]);
+  });
+
   it('never prints the secret: not when set, listed, shown, rotated or refused', () => {
     expect(printed).toContain('••••wxyz');
     for (const secret of [SECRET, ROTATED, 'short-key']) {

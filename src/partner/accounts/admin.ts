@@ -5,7 +5,7 @@ import { maskedCredential, type Connection, type ConnectionStore } from '../conn
 import type { PlatformDefinition } from '../platforms/platform.js';
 import type { ProviderCatalog } from '../provider/types.js';
 import { createAccountWithTests } from './demo-seed.js';
-import { AccountName, credentialOf, RefusedCredential, Secret, UnknownAccount, type NamedCredential } from './rules.js';
+import { AccountName, CompanyId, credentialOf, RefusedCredential, Secret, UnknownAccount, type NamedCredential } from './rules.js';
 import type { AccountStore, AccountSummary } from './store.js';
 import { TOKEN_PREFIX } from './tokens.js';
 
@@ -27,7 +27,8 @@ export type AccountAction =
   | { action: 'tokens_revoked'; detail: { count: number } }
   | { action: 'token_revoked'; detail: { keyId: string } }
   | { action: 'credential_set'; detail: { platform: string; credential: string | null; replaced: boolean } }
-  | { action: 'credential_removed'; detail: { platform: string } };
+  | { action: 'credential_removed'; detail: { platform: string } }
+  | { action: 'company_connected'; detail: { platform: string; companyId: string; replaced: string | null } };
 
 /** One line of an account's history, newest first (`history`). */
 export interface AccountEvent {
@@ -63,7 +64,7 @@ export function accountAdmin(deps: {
   sql: Sql;
   clock: Clock;
   accounts: AccountStore;
-  connections: Pick<ConnectionStore, 'get' | 'setCredential' | 'removeCredential'>;
+  connections: Pick<ConnectionStore, 'get' | 'setCredential' | 'removeCredential' | 'connect'>;
   /** The platforms the partner speaks, which a credential's platform is checked against. */
   platforms: () => Promise<readonly Pick<PlatformDefinition, 'name' | 'label' | 'credential'>[]> | readonly Pick<PlatformDefinition, 'name' | 'label' | 'credential'>[];
 }) {
@@ -174,6 +175,30 @@ export function accountAdmin(deps: {
       // The store removes outside any transaction of ours: the line follows the change at once.
       if (removed) await record(sql, account.id, { action: 'credential_removed', detail: { platform } }, actor);
       return removed;
+    },
+
+    /**
+     * Connects the account to a platform's company (Bob's company id, say): the platform's calls
+     * for that company then reach this account (an install from Bob's marketplace, its webhooks).
+     * Refused (`RefusedCredential`, saying why) for a platform the partner does not speak, a blank
+     * or malformed company id, or a company another account is connected to: one company is one
+     * customer.
+     */
+    async connectCompany(accountId: number, platform: string, companyId: string, actor: Actor): Promise<{ replaced: string | null }> {
+      await existing(accountId);
+      const definition = (await deps.platforms()).find((p) => p.name === platform);
+      if (!definition) throw new RefusedCredential(`connect: the partner speaks no platform named "${platform}"; nothing was changed`);
+      const company = CompanyId.safeParse(companyId);
+      if (!company.success) throw new RefusedCredential(`connect: the company id ${company.error.issues[0]!.message}; nothing was changed`);
+      const before = (await connections.get(accountId, platform))?.companyId ?? null;
+      return sql.transaction(async (tx) => {
+        if (!(await connections.connect(accountId, platform, company.data, tx))) {
+          throw new RefusedCredential(`connect: ${definition.label}'s company ${company.data} is connected to another account; nothing was changed`);
+        }
+        const replaced = before !== null && before !== company.data ? before : null;
+        if (before !== company.data) await record(tx, accountId, { action: 'company_connected', detail: { platform, companyId: company.data, replaced } }, actor);
+        return { replaced };
+      });
     },
 
     /** The account's history, newest first: the `limit` newest lines. */

@@ -49,6 +49,14 @@ export const Secret = z
   .refine((v) => v.trim() !== '', 'the credential is blank')
   .refine((v) => !/[^\P{Cc}\n\r\t]/u.test(v), 'the credential holds a control character');
 
+/** A platform's id of a company, as the operator connects an account to it: text, one line, at most 100 characters. */
+export const CompanyId = z
+  .string()
+  .trim()
+  .min(1, 'is blank')
+  .max(100, 'is longer than 100 characters')
+  .refine((v) => !/[\p{Cc}\u2028\u2029]/u.test(v), 'holds a control character');
+
 /** How a platform and its credential are named, to the operator: "Ashby", "Ashby API key". */
 export interface NamedCredential {
   label: string;

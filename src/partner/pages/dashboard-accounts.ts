@@ -17,7 +17,7 @@ export interface AccountPagesDeps {
   sql: Sql;
   clock: Clock;
   accounts: AccountStore;
-  connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential'>;
+  connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential' | 'connect'>;
   platforms: readonly Pick<Platform, 'name' | 'label'>[];
   credentials: readonly Pick<PlatformDefinition, 'name' | 'label' | 'credential'>[];
   provider: Pick<Provider, 'catalog'>;

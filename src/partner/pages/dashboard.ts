@@ -49,7 +49,7 @@ export interface DashboardDeps {
   /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
   platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
   /** The accounts' connections to platforms: company ids, credentials masked; set and removed on an account's page. */
-  connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential'>;
+  connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential' | 'connect'>;
   /**
    * The platforms' definitions (`PlatformDefinition.credential`): which keep a credential per
    * customer, how it is named, and whether updates need it; the platforms a credential may be set for.
@@ -186,8 +186,10 @@ export function dashboard(deps: DashboardDeps): Router {
       accountNames: await accounts.namesOf([...new Set(newest.rows.map((i) => i.accountId))]),
       accountsTotal: await accounts.count(),
       deadLetters: await updates.recent({ status: 'dead', limit: DEAD_LETTERS_SHOWN }),
-      updates: await updates.recent({ status: updateFilter, limit: 100 }),
+      // At a glance the newest few; filtered on a status (the dead letters, say), up to 100 of them.
+      updates: await updates.recent({ status: updateFilter, limit: updateFilter ? 100 : UPDATES_SHOWN }),
       updateFilter,
+      updatesShown: UPDATES_SHOWN,
       updateStatuses: UPDATE_STATUSES,
       counts: await reads.updateCounts(UPDATE_STATUSES),
       mails: await mail.recent(20),
@@ -336,6 +338,9 @@ const NOTICES_SHOWN = { accounts: 20, each: 3 };
 
 /** The newest invitations the overview lists; the Invitations page has them all, a page at a time. */
 const INVITATIONS_SHOWN = 10;
+
+/** The report updates the overview lists unfiltered: the newest. */
+const UPDATES_SHOWN = 20;
 
 /** The newest dead letters the overview names; "Report updates" filtered on `dead` lists them all. */
 const DEAD_LETTERS_SHOWN = 5;
