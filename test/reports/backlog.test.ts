@@ -124,6 +124,19 @@ describe('the report updates queue with a backlog of 20,000', () => {
   });
 });
 
+describe('the hourly prune among a month of 20,000 settled updates it keeps', () => {
+  it('reads only what it forgets, not the month it keeps', async () => {
+    const { db, sql, planOf } = recordingDb();
+    await backlog(sql, 20_010);
+    db.prepare(`UPDATE report_updates SET status = 'delivered', updated_at = ?`).run(isoAt(NOW - 86_400_000));
+    db.prepare(`UPDATE report_updates SET updated_at = ? WHERE id > 20000`).run(isoAt(NOW - 31 * 86_400_000));
+
+    expect(await updateOutbox(sql, clock).prune(30 * 86_400_000)).toBe(10);
+    expect(planOf(/^DELETE FROM report_updates /, isoAt(NOW))).toMatch(/SEARCH report_updates USING INDEX report_updates_settled \(status=\? AND updated_at<\?\)/);
+    expect(planOf(/^DELETE FROM report_update_attempts /, isoAt(NOW))).toMatch(/SEARCH report_update_attempts USING INDEX \w+ \(started_at<\?\)/);
+  });
+});
+
 describe('the webhook inbox with 50,000 events handled', () => {
   it('finds the few still pending through the due index, in event order, without reading the handled ones', async () => {
     const { db, sql, planOf } = recordingDb();
