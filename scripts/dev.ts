@@ -7,7 +7,9 @@
  *
  * The partner's database is a file (DATABASE_PATH, default ./data/partner.db) and survives
  * restarts; so does the mock's, a file beside it (./data/partner.mock.db, or MOCK_DATABASE_PATH),
- * so that the two agree on which reports exist. `npm run dev -- --reset` starts both afresh. Every
+ * so that the two agree on which reports exist, and holds them while it runs (a `.lock` beside
+ * each: a second npm run dev on them stops before touching them). `npm run dev -- --reset` starts
+ * both afresh, saying what it deleted. Every
  * start registers (or updates the registration) and integrates again.
  *
  * Environment: PORT / HOST / PUBLIC_URL / DATABASE_PATH / LOG_LEVEL as for the server; MOCK_PORT,
@@ -16,7 +18,8 @@
  * assessment; scripts/partner-manifest.background-check.json and .reference-check.json for the
  * checks, each with a database of its own by default). The banner's steps follow the kind.
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
 import { z } from 'zod';
@@ -31,7 +34,7 @@ import { demoTokenFile } from '../src/partner/accounts/demo-seed.js';
 import { DEFAULT_MANIFEST, RegisterConfigError, describeResult, loadManifest, registerPartner } from './register-partner.js';
 import { loadEnvFile } from '../src/lib/env-file.js';
 import { PARTNER_DEFAULTS } from '../src/partner/defaults.js';
-import { EX_CONFIG, StartupError, exitUnlessRun, isEntryPoint, readCommandLine, type CliOutput } from '../src/lib/cli.js';
+import { EX_CONFIG, EX_UNAVAILABLE, StartupError, exitUnlessRun, isEntryPoint, listenFailure, readCommandLine, type CliOutput } from '../src/lib/cli.js';
 import type { PartnerKind } from '../src/contract/decisions.js';
 import { KIND_WORDING } from '../src/partner/invitations/kinds.js';
 
@@ -83,7 +86,10 @@ export interface Sandbox {
  * `reset` deletes the sandbox's files first: the mock's database and the partner's SQLite database
  * (with its demo token), so that both start empty and agree.
  */
-export async function startSandbox(env: Record<string, string | undefined>, options: { reset?: boolean } = {}): Promise<Sandbox> {
+export async function startSandbox(
+  env: Record<string, string | undefined>,
+  options: { reset?: boolean; /** Told what `reset` deleted, one line. */ say?: (line: string) => void } = {},
+): Promise<Sandbox> {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const dev = DevEnv.safeParse(present);
   // The mock reads its own keys (MOCK_PORT, MOCK_HOST, MOCK_DATABASE_PATH, …) as `npm run mock` does.
@@ -93,20 +99,39 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
   const partnerDatabase = present.DATABASE_PATH ?? sandboxDatabase(manifestKind ?? 'assessment');
   const mockDatabase = present.MOCK_DATABASE_PATH ?? mockDatabaseBeside(partnerDatabase);
   const mockEnv = mockOptionsFrom({ ...present, MOCK_DATABASE_PATH: mockDatabase, LOG_FORMAT: logFormat });
-  if (!dev.success || !mockEnv.ok) {
-    throw new ConfigError([
-      ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
-      ...(mockEnv.ok ? [] : mockEnv.problems),
-    ]);
-  }
   // The vendor's module may add platforms of its own: their settings are read with the kit's.
   const platforms = await servedPlatforms();
+  // Every setting is read before anything starts, and every problem named at once, as npm start
+  // names them: the sandbox's own, the mock's, the partner's and the manifest's.
+  const problems = [
+    ...(dev.success ? [] : dev.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+    ...(mockEnv.ok ? [] : mockEnv.problems),
+  ];
   // Each platform the mock plays points the partner at it; its address is known once it listens.
-  const base = loadConfig({ ...present, ...pluginSettings('http://127.0.0.1'), LOG_FORMAT: logFormat }, platforms);
-  const manifest = loadManifest(dev.data.PARTNER_MANIFEST, base.publicUrl);
+  const base = problemsOf(problems, ConfigError, () => loadConfig({ ...present, ...pluginSettings('http://127.0.0.1'), LOG_FORMAT: logFormat }, platforms));
+  const manifestFile = present.PARTNER_MANIFEST ?? DEFAULT_MANIFEST;
+  const manifest = problemsOf(problems, RegisterConfigError, () => loadManifest(manifestFile, base?.publicUrl ?? 'http://127.0.0.1'), 'PARTNER_MANIFEST: ');
+  if (!dev.success || !mockEnv.ok || !base || !manifest) throw new ConfigError([...new Set(problems)]);
+
+  // Before any database is touched: this sandbox's files are no other npm run dev's, running now,
+  // and both ports are free. A second npm run dev on the same files (only MOCK_PORT changed, say)
+  // stops here, instead of writing to the first one's databases and failing on the partner's port.
+  const partnerFile = present.DATABASE_URL ? ':memory:' : partnerDatabase;
+  const lock = lockSandbox([partnerFile, mockDatabase]);
+  try {
+    await portsFree([
+      { port: base.port, host: base.host, names: { port: 'PORT', host: 'HOST' } },
+      { port: mockEnv.options.port ?? 0, host: mockEnv.options.host ?? '127.0.0.1', names: { port: 'MOCK_PORT', host: 'MOCK_HOST' } },
+    ]);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   if (options.reset) {
-    for (const file of sqliteFiles(mockDatabase)) rmSync(file, { force: true });
-    if (!present.DATABASE_URL) for (const file of [...sqliteFiles(partnerDatabase), demoTokenFile(partnerDatabase)]) rmSync(file, { force: true });
+    const files = [...sqliteFiles(mockDatabase), ...(present.DATABASE_URL ? [] : [...sqliteFiles(partnerDatabase), demoTokenFile(partnerDatabase)])];
+    const deleted = files.filter((file) => existsSync(file));
+    for (const file of deleted) rmSync(file, { force: true });
+    options.say?.(resetReport(deleted, { partnerDatabase: present.DATABASE_URL ? undefined : partnerDatabase, mockDatabase }));
   }
   const partnerEnv = {
     ...present,
@@ -118,13 +143,20 @@ export async function startSandbox(env: Record<string, string | undefined>, opti
     LOG_FORMAT: logFormat,
   };
 
-  const mock = await startMockPlatform(mockEnv.options);
-  const stops: (() => Promise<void>)[] = [() => mock.close()];
+  let mock: Awaited<ReturnType<typeof startMockPlatform>>;
+  try {
+    mock = await startMockPlatform(mockEnv.options);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  // Stopped in reverse: the lock goes last, once both servers have closed their databases.
+  const stops: (() => Promise<void>)[] = [async () => lock.release(), () => mock.close()];
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const register = async (partner: typeof manifest) => {
+    const register = async (partner: NonNullable<typeof manifest>) => {
       const result = await registerPartner({
         platformUrl: mock.url,
         codename: dev.data.PARTNER_CODENAME,
@@ -203,6 +235,110 @@ function sandboxDatabase(kind: PartnerKind): string {
  */
 function mockDatabaseBeside(partnerDatabase: string): string {
   return partnerDatabase === ':memory:' ? ':memory:' : `${partnerDatabase.replace(/\.db$/, '')}.mock.db`;
+}
+
+/**
+ * `fn`'s value; or, when it throws a `kind` of error (ConfigError, RegisterConfigError), undefined,
+ * its problems added to `problems` (each after `prefix`), so that they are named with the others.
+ */
+function problemsOf<T>(problems: string[], kind: new (...args: never[]) => Error & { problems: string[] }, fn: () => T, prefix = ''): T | undefined {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof kind)) throw err;
+    problems.push(...err.problems.map((p) => `${prefix}${p}`));
+    return undefined;
+  }
+}
+
+/** What `--reset` says it did: the files it deleted (named as the settings name them), or that there were none. */
+function resetReport(names: string[], databases: { partnerDatabase: string | undefined; mockDatabase: string }): string {
+  const kept = databases.partnerDatabase === undefined ? " The partner's PostgreSQL database (DATABASE_URL) is kept: --reset deletes files only." : '';
+  if (names.length === 0) {
+    const where = [databases.partnerDatabase, databases.mockDatabase].filter((f) => f !== undefined && f !== ':memory:').join(' and ');
+    return `--reset: nothing to delete${where ? ` (no ${where} yet)` : ''}; both start empty.${kept}`;
+  }
+  return `--reset deleted ${names.join(', ')}: the partner and the mock start empty.${kept}`;
+}
+
+/** What the sandbox holds while it runs: released when it stops (or the process exits). */
+interface SandboxLock {
+  release(): void;
+}
+
+/**
+ * Locks the sandbox's database files, each with a `<file>.lock` beside it holding this process's
+ * id, taken atomically; throws a StartupError when another running process (an npm run dev still
+ * up) holds one, naming it. A lock left by a process that has gone (killed) is taken over.
+ * `:memory:` is nothing to lock.
+ */
+function lockSandbox(files: string[]): SandboxLock {
+  const held: string[] = [];
+  const release = () => {
+    process.off('exit', release);
+    for (const lockFile of held.splice(0)) {
+      try {
+        if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true });
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  process.once('exit', release);
+  try {
+    for (const file of new Set(files.filter((f) => f !== ':memory:'))) {
+      const lockFile = `${file}.lock`;
+      mkdirSync(path.dirname(path.resolve(lockFile)), { recursive: true });
+      for (;;) {
+        try {
+          writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+          held.push(lockFile);
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        }
+        const holder = Number(readFileSync(lockFile, 'utf8').trim());
+        if (Number.isInteger(holder) && holder > 0 && running(holder)) {
+          throw new StartupError(
+            `${file} is in use by another npm run dev (process ${holder}): stop it first (Ctrl-C in its terminal), ` +
+              'or give this one its own DATABASE_PATH (and MOCK_DATABASE_PATH)',
+            EX_UNAVAILABLE,
+          );
+        }
+        // Its process is gone: the lock is stale.
+        rmSync(lockFile, { force: true });
+      }
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { release };
+}
+
+/** Whether a process of that id runs (one of another user's too: EPERM). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Throws the StartupError a server's listen would (naming its PORT or MOCK_PORT) when one of these
+ * ports is taken, before anything is started: a port chosen by the system (0) is always free.
+ */
+async function portsFree(ports: { port: number; host: string; names: { port: string; host: string } }[]): Promise<void> {
+  for (const { port, host, names } of ports) {
+    if (port === 0) continue;
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', (err) => reject(listenFailure(err, { port, host }, names)));
+      probe.listen(port, host, () => probe.close(() => resolve()));
+    });
+  }
 }
 
 /** A SQLite database's files: the database and its write-ahead log. */
@@ -325,7 +461,7 @@ if (isEntryPoint(import.meta.url)) {
   loadEnvFile();
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox(process.env, { reset: values.reset });
+    sandbox = await startSandbox(process.env, { reset: values.reset, say: (line) => console.log(line) });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof RegisterConfigError) {
       console.error(err.message);
