@@ -59,10 +59,22 @@ export async function connectPlatforms(options: {
   mockUrl: string;
   plugins: readonly PlatformPlugin[];
   partner: { url: string; name: string; token: string };
-  setCredential(platform: string, secret: string): Promise<void>;
+  setCredential: CredentialSetter;
 }): Promise<Record<string, Connection>> {
   const connected: Record<string, Connection> = {};
   for (const { name } of options.plugins) {
+    // The company is the account's before it connects: a platform whose install names only the
+    // company (Bob's) then reaches this account, with its catalog, not a new one.
+    const described = await json('GET', `${options.mockUrl}/_mock/platforms/${name}`);
+    const company = (described.body as { platform?: { company?: { id?: string } } }).platform?.company?.id;
+    if (company !== undefined && options.setCredential.connectCompany) {
+      try {
+        await options.setCredential.connectCompany(name, company);
+      } catch (err) {
+        connected[name] = { ok: false, message: `its company could not be linked to the account: ${(err as Error).message}` };
+        continue;
+      }
+    }
     const res = await json('POST', `${options.mockUrl}/_mock/platforms/${name}/connect`, {
       partner_url: options.partner.url,
       partner_name: options.partner.name,
@@ -88,17 +100,30 @@ export async function connectPlatforms(options: {
  * <account-id> <platform>` does, in this process: `env` the partner's settings (its database, its
  * CANDIDATE_LINK_SECRET), `platforms` those the partner speaks.
  */
-export function credentialSetter(options: { env: Record<string, string | undefined>; accountId: number; platforms: readonly PlatformDefinition[] }) {
-  return async (platform: string, secret: string): Promise<void> => {
+export function credentialSetter(options: { env: Record<string, string | undefined>; accountId: number; platforms: readonly PlatformDefinition[] }): CredentialSetter {
+  const accounts = async (args: string[]) => {
     let stderr = '';
-    const code = await accountsCli(['credential', 'set', String(options.accountId), platform, secret, '--json'], {
+    const code = await accountsCli([...args, '--json'], {
       stdout: () => undefined,
       stderr: (text) => (stderr += text),
       env: options.env,
       platforms: async () => options.platforms,
     });
-    if (code !== 0) throw new Error(stderr.trim() || `npm run accounts -- credential set exited ${code}`);
+    if (code !== 0) throw new Error(stderr.trim() || `npm run accounts -- ${args[0]} exited ${code}`);
   };
+  const setter: CredentialSetter = (platform, secret) => accounts(['credential', 'set', String(options.accountId), platform, secret]);
+  // As `npm run accounts -- connect <account-id> <platform> <company-id>` does.
+  setter.connectCompany = (platform, companyId) => accounts(['connect', String(options.accountId), platform, companyId]);
+  return setter;
+}
+
+/**
+ * Stores a platform's credential on the customer account; with `connectCompany`, links a
+ * platform's company to it first (what an operator does before a marketplace install).
+ */
+export interface CredentialSetter {
+  (platform: string, secret: string): Promise<void>;
+  connectCompany?(platform: string, companyId: string): Promise<void>;
 }
 
 /** The report of a plugin's `/_mock/platforms/{name}/reports/{id}`, as it comes. */

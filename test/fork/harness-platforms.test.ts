@@ -11,6 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { definePlatform, demoProvider, type PlatformDefinition } from '../../src/partner/index.js';
 import { definePlatformPlugin, startHarness, type Harness, type PlatformPlugin, type ScriptedReport } from '../../src/testing/index.js';
+import { mockPlatforms } from '../../src/mock-platform/platforms/index.js';
+
+/** What the harness names: the hiring platform, then each platform the mock plays (its registry). */
+const PLAYED = ['hiring-platform', ...mockPlatforms().map((p) => p.name)];
 
 describe('the harness, on each platform the mock plays', () => {
   let harness: Harness;
@@ -20,14 +24,16 @@ describe('the harness, on each platform the mock plays', () => {
   afterAll(() => harness?.close());
 
   it('names the hiring platform, then each platform the mock plays', () => {
-    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse', 'ashby']);
-    expect(() => harness.platform('workday')).toThrow('The mock plays no platform "workday": it plays hiring-platform, greenhouse, ashby');
+    expect(harness.platforms).toEqual(PLAYED);
+    expect(PLAYED.slice(0, 4)).toEqual(['hiring-platform', 'greenhouse', 'ashby', 'hibob']);
+    expect(() => harness.platform('workday')).toThrow(`The mock plays no platform "workday": it plays ${PLAYED.join(', ')}`);
   });
 
   it.each([
     ['hiring-platform', '87%'],
     ['greenhouse', 87],
     ['ashby', 87],
+    ['hibob', 87],
   ])('%s: lists the account\'s tests, sends one, and shows the result after the product posts it', async (name, shownScore) => {
     const platform = harness.platform(name);
     const tests = await platform.listTests();
@@ -200,7 +206,7 @@ describe("the harness, on a platform of the vendor's own", () => {
   afterAll(() => harness?.close());
 
   it('connects its company with the credential it gives the customer, sends through it, and sees the result it was told with that key', async () => {
-    expect(harness.platforms).toEqual(['hiring-platform', 'greenhouse', 'ashby', 'quizzly']);
+    expect(harness.platforms).toEqual([...PLAYED, 'quizzly']);
     const quizzly = harness.platform('quizzly');
     const [test] = await quizzly.listTests();
     expect(test!.name).toBe('SQL basics');

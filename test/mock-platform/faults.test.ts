@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
+import { mockPlatforms } from '../../src/mock-platform/platforms/index.js';
 import { ACME, ADA, integrate, mockPlatform, register, send, stubPartner, type StubPartner } from './support.js';
 
 let partner: StubPartner;
@@ -198,19 +199,9 @@ describe('faults on the callbacks to the partner', () => {
       .expect(200);
     await armCallback({ endpoint: 'cancel', status: 503 }).expect(201);
     const listed = await request(mock.app).get('/_mock/faults').expect(200);
-    expect(listed.body.callbacks).toEqual([
-      'cancel',
-      'send_candidate',
-      'tests',
-      'validate_token',
-      'greenhouse.list_tests',
-      'greenhouse.response_error',
-      'greenhouse.send_test',
-      'greenhouse.test_status',
-      'ashby.assessment.list',
-      'ashby.assessment.start',
-      'ashby.assessment.cancel',
-    ]);
+    // The hiring platform's callbacks, then each platform's the mock plays, as its plugin lists them.
+    expect(listed.body.callbacks).toEqual(['cancel', 'send_candidate', 'tests', 'validate_token', ...mockPlatforms().flatMap((p) => p.callbacks ?? [])]);
+    expect(listed.body.callbacks).toEqual(expect.arrayContaining(['greenhouse.send_test', 'ashby.assessment.start', 'hibob.webhook']));
     expect(listed.body.faults).toEqual([expect.objectContaining({ target: 'callback', endpoint: 'cancel', status: 503 })]);
     const cancel = await request(mock.app).post(`/api/marketplace/c/${ACME.id}/reports/${report.id}/cancel`).expect(502);
     expect(cancel.body.error).toBe('There was a problem with the Demo Assessments API');
