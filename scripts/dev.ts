@@ -71,6 +71,12 @@ export interface Sandbox {
   partnerName: string;
   /** What the partner is, as registered: the banner's steps depend on it. */
   kind: PartnerKind;
+  /**
+   * Which requests the servers log: every one (`all`: LOG_FORMAT=json, or LOG_LEVEL=debug), only
+   * those that fail (`failures`: the readable lines a person watches, where a request that went
+   * well is `debug`), or `none` (LOG_LEVEL=warn and above).
+   */
+  requestsLogged: 'all' | 'failures' | 'none';
   /** How the sandbox company's integration went; the sandbox runs either way. */
   integration: { ok: true } | { ok: false; message: string };
   /**
@@ -204,9 +210,11 @@ export async function startSandbox(
           setCredential: credentialSetter({ env: settings, accountId: DEMO_ACCOUNT_ID, platforms }),
         })
       : Object.fromEntries(mockPlatforms().map((p) => [p.name, demo]));
+    const level = config.logLevel;
     return {
       partnerUrl,
       mockUrl: mock.url,
+      requestsLogged: level === 'debug' || level === 'trace' ? 'all' : level !== 'info' ? 'none' : config.logFormat === 'pretty' ? 'failures' : 'all',
       codename: dev.data.PARTNER_CODENAME,
       partnerName: registered.partner.name,
       kind: registered.partner.kind,
@@ -429,16 +437,11 @@ export function banner(s: Sandbox): string {
     const connected = s.platforms[plugin.name];
     return plugin.dev?.banner && connected ? [plugin.dev.banner({ mockUrl: s.mockUrl, partnerName: s.partnerName, connected })] : [];
   });
-  const address = (label: string, url: string) => `  ${label.padEnd(26)}  ${url}`;
   return [
     '',
     `Sandbox ready (${wording.title.toLowerCase()} partner).`,
     '',
-    address('Mock platform (sandbox UI)', s.mockUrl),
-    address('Partner server', s.partnerUrl),
-    address('Partner dashboard', `${s.partnerUrl}/admin  (admin / admin in development)`),
-    address('Call history', `${s.mockUrl}/calls`),
-    ...others.map((o) => address(o.link.label, o.link.url)),
+    ...addresses(s),
     '',
     s.integration.ok
       ? `${SANDBOX_COMPANY.name} has integrated ${s.partnerName} (${s.codename}) with the demo customer's token. Try it:`
@@ -447,9 +450,28 @@ export function banner(s: Sandbox): string {
     ...steps,
     '',
     ...others.flatMap((o) => [...o.steps, '']),
-    'Ctrl-C stops both servers.',
+    ...(s.requestsLogged === 'failures'
+      ? ['Requests are logged only when they fail (4xx, 5xx): LOG_LEVEL=debug npm run dev logs every one.']
+      : []),
+    'Press Enter to see the addresses again; Ctrl-C stops both servers.',
     '',
   ].join('\n');
+}
+
+/** Where everything is, one line each: the banner's first lines, printed again when Enter is pressed. */
+export function addresses(s: Sandbox): string[] {
+  const address = (label: string, url: string) => `  ${label.padEnd(26)}  ${url}`;
+  const others = mockPlatforms().flatMap((plugin) => {
+    const connected = s.platforms[plugin.name];
+    return plugin.dev?.banner && connected ? [plugin.dev.banner({ mockUrl: s.mockUrl, partnerName: s.partnerName, connected }).link] : [];
+  });
+  return [
+    address('Mock platform (sandbox UI)', s.mockUrl),
+    address('Partner server', s.partnerUrl),
+    address('Partner dashboard', `${s.partnerUrl}/admin  (admin / admin in development)`),
+    address('Call history', `${s.mockUrl}/calls`),
+    ...others.map((link) => address(link.label, link.url)),
+  ];
 }
 
 /** `npm run dev`'s command line, read before anything starts: it takes no arguments (see readCommandLine). */
@@ -488,4 +510,9 @@ if (isEntryPoint(import.meta.url)) {
     });
   }
   console.log(banner(sandbox));
+  // The log scrolls the banner away: Enter prints where everything is again.
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (typed: string) => {
+    if (typed.includes('\n')) console.log(['', ...addresses(sandbox), ''].join('\n'));
+  });
 }

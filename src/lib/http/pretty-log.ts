@@ -67,6 +67,17 @@ function ensureNewline(line: string): string {
 }
 
 /**
+ * Marks a destination that a person reads at a terminal (`prettyDestination`'s): the access log
+ * (request-log.ts) writes a request that went well at `debug` there, so that the start-up banner
+ * and what went wrong stay in view; `LOG_LEVEL=debug` shows every request again.
+ */
+export const READ_BY_A_PERSON = Symbol('read by a person at a terminal');
+
+/** Whether `destination` is one a person reads at a terminal (`READ_BY_A_PERSON`). */
+export const readByAPerson = (destination: unknown): boolean =>
+  typeof destination === 'object' && destination !== null && (destination as Record<symbol, unknown>)[READ_BY_A_PERSON] === true;
+
+/**
  * A pino destination that writes each line through `prettyLine` to `out` (a stream of strings or
  * a pino destination). Colors when asked, or when `out` is omitted and standard output is a terminal.
  */
@@ -76,6 +87,7 @@ export function prettyDestination(
 ): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void } {
   const color = options.color ?? false;
   return {
+    [READ_BY_A_PERSON]: true,
     write(line: string) {
       out.write(prettyLine(line, { color }));
     },
