@@ -84,7 +84,7 @@ export const readByAPerson = (destination: unknown): boolean =>
 export function prettyDestination(
   out: { write(chunk: string): unknown; flush?: (cb?: (err?: Error) => void) => void; flushSync?: () => void },
   options: { color?: boolean } = {},
-): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void } {
+): DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void; [READ_BY_A_PERSON]: true } {
   const color = options.color ?? false;
   return {
     [READ_BY_A_PERSON]: true,
