@@ -193,4 +193,17 @@ describe('the dashboard’s Accounts pages', () => {
     expect((await get('/admin/accounts/99')).status).toBe(404);
     expect((await get('/admin/accounts/nope')).status).toBe(404);
   });
+
+  it('when an account has more invitations than a list counts, then the list says "1,000+" and its own page counts them', async () => {
+    const c = await h.customer('Big Co', [], 3);
+    await h.sql.run(
+      `INSERT INTO invitations (report_id, account_id, company_id, candidate_id, test_id, test_name, first_name, last_name, email, created_at, updated_at)
+       WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 1001)
+       SELECT 'bulk-' || v, $1, 3, v, 'js', 'JavaScript', 'Ada', 'Lovelace', 'ada' || v || '@example.com', '2026-11-01T08:00:00.000Z', '2026-11-01T08:00:00.000Z' FROM n`,
+      [c.accountId],
+    );
+    const row = (await get('/admin/accounts')).text.split('<tr>').find((r) => r.includes('>Big Co</a>'))!;
+    expect(row).toMatch(/<td>\s*1,000\+\s*<br>/);
+    expect((await get(`/admin/accounts/${c.accountId}`)).text).toMatch(/<dt>Invitations<\/dt><dd>1,001 <span class="muted">/);
+  });
 });

@@ -199,4 +199,25 @@ describe('the dashboard’s lists, search and overview', () => {
     expect(res.text).toContain('<title>31 Oct: none</title>');
     expect(res.text).not.toMatch(/<script/i);
   });
+
+  it('the overview reads today’s invitations on every view, the days before at most every five minutes', async () => {
+    const day = 86_400_000;
+    await invite(acme);
+    h.clock.advance(-day);
+    await invite(acme);
+    h.clock.advance(day);
+    const days = async () => {
+      const html = (await get('/admin')).text;
+      return { yesterday: /<title>31 Oct: ([^<]+)<\/title>/.exec(html)![1], today: /<title>1 Nov: ([^<]+)<\/title>/.exec(html)![1] };
+    };
+    expect(await days()).toEqual({ yesterday: '1 open', today: '1 open' });
+    await invite(globex);
+    h.clock.advance(-day);
+    const late = await invite(globex);
+    h.clock.advance(day);
+    await h.sql.run("UPDATE invitations SET status = 'completed' WHERE report_id = $1", [late]);
+    expect(await days()).toEqual({ yesterday: '1 open', today: '2 open' });
+    h.clock.advance(5 * 60_000);
+    expect(await days()).toEqual({ yesterday: '1 open, 1 completed', today: '2 open' });
+  });
 });

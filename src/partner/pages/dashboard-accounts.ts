@@ -10,7 +10,7 @@ import type { Provider } from '../provider/types.js';
 import type { Sql } from '../../lib/sql.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Operator } from './admin-session.js';
-import { CursorParam, cursorText, PAGE_SIZE, type DashboardReads } from './dashboard-reads.js';
+import { CursorParam, cursorText, LIST_COUNT_CAP, PAGE_SIZE, type DashboardReads } from './dashboard-reads.js';
 
 /** What the Accounts pages need of the dashboard. */
 export interface AccountPagesDeps {
@@ -74,7 +74,7 @@ export function accountPages(router: Router, deps: AccountPagesDeps): void {
     const read = await accounts.page(before, PAGE_SIZE + 1);
     const shown = read.slice(0, PAGE_SIZE);
     const ids = shown.map((a) => a.id);
-    const [connected, tokens, activity] = await Promise.all([deps.connections.ofAccounts(ids), accounts.activeTokensOf(ids), reads.activityOf(ids)]);
+    const [connected, tokens, activity] = await Promise.all([deps.connections.ofAccounts(ids), accounts.activeTokensOf(ids), reads.activityOf(ids, LIST_COUNT_CAP)]);
     const rows = shown.map((a) => ({
       ...a,
       tokens: tokens.filter((t) => t.accountId === a.id),

@@ -20,8 +20,17 @@ import type { UpdateStatus } from '../updates/outbox.js';
 export const PAGE_SIZE = 50;
 /** Counts that would read more index entries than this stop there, and read "10,000+". */
 export const COUNT_CAP = 10_000;
-/** How far back the overview looks, in days, today's included. */
+/** The same for each account's invitations on the list of accounts, where a page counts 50 accounts': "1,000+". */
+export const LIST_COUNT_CAP = 1000;
+/** How far back the overview looks, in days, today's included: the delivery log's retention (updates/policy.ts), as far as its attempts go back. */
 export const OVERVIEW_DAYS = 30;
+/** How many of the updates delivered in those days the overview reads the wait of: the newest. */
+export const DELAY_SAMPLE = 1000;
+/**
+ * [kit decision] How long the overview's counts of the days before today are kept, in each
+ * process, before they are read again: today's are read on every view.
+ */
+export const PAST_DAYS_KEPT_MS = 5 * 60_000;
 
 /**
  * Where a page of invitations starts: the invitation before it, by its creation time and id (the
@@ -68,7 +77,7 @@ export interface Overview {
   invitations: { day: string; platform: string; status: ReportStatus; n: number }[];
   /** Delivery attempts per day and outcome. */
   attempts: { day: string; outcome: 'delivered' | 'retry' | 'dead'; n: number }[];
-  /** Updates delivered, by how long after they were queued: counts per DELAY_BUCKETS entry. */
+  /** Updates delivered, the newest DELAY_SAMPLE at most, by how long after they were queued: counts per DELAY_BUCKETS entry. */
   delays: number[];
 }
 
@@ -82,7 +91,7 @@ export const DELAY_BUCKETS = [
   { upTo: Infinity, label: 'over 1 h' },
 ] as const;
 
-const capped = (n: number): Capped => ({ n: Math.min(n, COUNT_CAP), more: n > COUNT_CAP });
+const capped = (n: number, cap = COUNT_CAP): Capped => ({ n: Math.min(n, cap), more: n > cap });
 
 export type DashboardReads = ReturnType<typeof dashboardReads>;
 
@@ -92,7 +101,33 @@ export function dashboardReads(sql: Sql, clock: Clock) {
   const bytewise = (expression: string) => (postgres ? `${expression} COLLATE "C"` : expression);
   /** Seconds between two ISO times stored as text. */
   const secondsBetween = (from: string, to: string) =>
-    postgres ? `EXTRACT(EPOCH FROM (${to}::timestamptz - ${from}::timestamptz))` : `((julianday(${to}) - julianday(${from})) * 86400.0)`;
+    postgres ? `EXTRACT(EPOCH FROM (${to}::timestamptz - ${from}::timestamptz))` : `(unixepoch(${to}, 'subsec') - unixepoch(${from}, 'subsec'))`;
+  /**
+   * Rows of `table` from the day `$1` (YYYY-MM-DD) on, and before the day `$2` when `until`. On
+   * SQLite through the index on that day (`dayIndex`, 013_dashboard_days.sql), in whose order they
+   * are grouped as they are read; on PostgreSQL from the index on the time, grouped by hashing.
+   */
+  const daysOf = (table: string, column: string, dayIndex: string, until: boolean) =>
+    postgres
+      ? `${table} WHERE ${column} >= $1 || 'T00:00:00.000Z'${until ? ` AND ${column} < $2 || 'T00:00:00.000Z'` : ''}`
+      : `${table} ${indexedBy(sql, dayIndex)} WHERE substr(${column}, 1, 10) >= $1${until ? ` AND substr(${column}, 1, 10) < $2` : ''}`;
+  /** Invitations per day, platform and status, and delivery attempts per day and outcome, from the day `from` on (before `until`). */
+  const countsByDay = async (from: string, until?: string) => {
+    const params = until === undefined ? [from] : [from, until];
+    const invitations = await sql.all<{ day: string; platform: string; status: ReportStatus; n: number }>(
+      `SELECT substr(created_at, 1, 10) AS day, platform, status, count(*) AS n
+         FROM ${daysOf('invitations', 'created_at', 'invitations_by_day', until !== undefined)} GROUP BY substr(created_at, 1, 10), platform, status`,
+      params,
+    );
+    const attempts = await sql.all<{ day: string; outcome: 'delivered' | 'retry' | 'dead'; n: number }>(
+      `SELECT substr(started_at, 1, 10) AS day, outcome, count(*) AS n
+         FROM ${daysOf('report_update_attempts', 'started_at', 'report_update_attempts_by_day', until !== undefined)} GROUP BY substr(started_at, 1, 10), outcome`,
+      params,
+    );
+    return { invitations: invitations.map((r) => ({ ...r, n: Number(r.n) })), attempts: attempts.map((r) => ({ ...r, n: Number(r.n) })) };
+  };
+  /** The counts of the days before today, with the days they are of and when they were read. */
+  let pastDays: { from: string; until: string; readAt: number; counts: Awaited<ReturnType<typeof countsByDay>> } | undefined;
 
   /**
    * A page of invitations matching `where` (its parameters from $1), newest first: the PAGE_SIZE
@@ -152,30 +187,36 @@ export function dashboardReads(sql: Sql, clock: Clock) {
     },
 
     /**
-     * Each account's activity: how many invitations it has (counted up to COUNT_CAP), when its
-     * newest came in, and when it was last changed; in one statement, each through its index
+     * Each account's activity: how many invitations it has (counted up to `cap`), when its newest
+     * came in, and when it was last changed; in one statement, each through its index
      * (invitations_of_account, account_events_of_account).
      */
-    async activityOf(accountIds: readonly number[]): Promise<Map<number, AccountActivity>> {
+    async activityOf(accountIds: readonly number[], cap = COUNT_CAP): Promise<Map<number, AccountActivity>> {
       if (accountIds.length === 0) return new Map();
       const rows = await sql.all<{ id: number; invitations: number; last_invitation_at: string | null; last_change_at: string | null }>(
         `SELECT a.id,
-                (SELECT count(*) FROM (SELECT 1 FROM invitations i WHERE i.account_id = a.id LIMIT ${COUNT_CAP + 1}) AS capped) AS invitations,
+                (SELECT count(*) FROM (SELECT 1 FROM invitations i WHERE i.account_id = a.id LIMIT ${cap + 1}) AS capped) AS invitations,
                 (SELECT i.created_at FROM invitations i WHERE i.account_id = a.id ORDER BY i.created_at DESC, i.id DESC LIMIT 1) AS last_invitation_at,
                 (SELECT e.at FROM account_events e WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_change_at
            FROM accounts a WHERE a.id IN (${placeholders(accountIds.length)})`,
         accountIds,
       );
       return new Map(
-        rows.map((r) => [Number(r.id), { invitations: capped(Number(r.invitations)), lastInvitationAt: r.last_invitation_at, lastChangeAt: r.last_change_at }]),
+        rows.map((r) => [Number(r.id), { invitations: capped(Number(r.invitations), cap), lastInvitationAt: r.last_invitation_at, lastChangeAt: r.last_change_at }]),
       );
     },
 
-    /** Which of `platforms` the account has invitations of, read from its entries of invitations_of_account alone. */
+    /**
+     * Which of `platforms` the account has invitations of among its newest COUNT_CAP, read from its
+     * entries of invitations_of_account alone: a platform it has not used reads those entries, never
+     * more, however many invitations a big customer has.
+     */
     async platformsUsed(accountId: number, platforms: readonly string[]): Promise<Set<string>> {
       if (platforms.length === 0) return new Set();
       const rows = await sql.all<{ platform: string }>(
-        platforms.map((_, i) => `SELECT $${i + 2} AS platform WHERE EXISTS (SELECT 1 FROM invitations WHERE account_id = $1 AND platform = $${i + 2})`).join(' UNION ALL '),
+        `SELECT DISTINCT platform FROM (
+           SELECT platform FROM invitations WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${COUNT_CAP}
+         ) AS newest WHERE platform IN (${placeholders(platforms.length, 2)})`,
         [accountId, ...platforms],
       );
       return new Set(rows.map((r) => r.platform));
@@ -211,46 +252,44 @@ export function dashboardReads(sql: Sql, clock: Clock) {
 
     /**
      * The last OVERVIEW_DAYS days (UTC), today's included: invitations per day by platform and
-     * status (invitations_newest alone), delivery attempts per day by outcome
-     * (report_update_attempts_by_day alone), and how long each update delivered waited
-     * (report_updates_delivered). Their cost grows with those days' invitations, not with the
-     * history before them.
+     * status (invitations_by_day on SQLite, invitations_newest on PostgreSQL: the index alone),
+     * delivery attempts per day by outcome (report_update_attempts_by_day alone), and how long the
+     * newest DELAY_SAMPLE updates delivered waited (report_updates_delivered). The days before
+     * today are read at most once every PAST_DAYS_KEPT_MS in this process (an invitation of
+     * yesterday that completes shows as completed within that time), today's on every view: a view
+     * reads today's rows and a bounded sample; once every few minutes, the whole window's, which
+     * grows with those days' invitations, not with the history before them (and the attempts are
+     * pruned after as many days anyway).
      */
     async overview(): Promise<Overview> {
-      const today = new Date(clock.now());
+      const now = clock.now();
+      const today = new Date(now);
       today.setUTCHours(0, 0, 0, 0);
       const days = Array.from({ length: OVERVIEW_DAYS }, (_, i) => isoAt(today.getTime() - (OVERVIEW_DAYS - 1 - i) * 86_400_000).slice(0, 10));
-      const since = `${days[0]}T00:00:00.000Z`;
-      const invitations = await sql.all<{ day: string; platform: string; status: ReportStatus; n: number }>(
-        `SELECT substr(created_at, 1, 10) AS day, platform, status, count(*) AS n
-           FROM invitations WHERE created_at >= $1 GROUP BY substr(created_at, 1, 10), platform, status`,
-        [since],
-      );
-      const attempts = await sql.all<{ day: string; outcome: 'delivered' | 'retry' | 'dead'; n: number }>(
-        `SELECT substr(started_at, 1, 10) AS day, outcome, count(*) AS n
-           FROM report_update_attempts WHERE started_at >= $1 GROUP BY substr(started_at, 1, 10), outcome`,
-        [since],
-      );
-      const waited = secondsBetween('created_at', 'delivered_at');
-      const buckets = DELAY_BUCKETS.slice(0, -1)
-        .map((b, i) => `WHEN ${waited} < ${b.upTo} THEN ${i}`)
-        .join(' ');
-      const delayRows = await sql.all<{ bucket: number; n: number }>(
-        `SELECT bucket, count(*) AS n FROM (
-           SELECT CASE ${buckets} ELSE ${DELAY_BUCKETS.length - 1} END AS bucket
+      const first = days[0]!;
+      const last = days[days.length - 1]!;
+      if (!pastDays || pastDays.from !== first || pastDays.until !== last || now - pastDays.readAt >= PAST_DAYS_KEPT_MS || now < pastDays.readAt) {
+        pastDays = { from: first, until: last, readAt: now, counts: await countsByDay(first, last) };
+      }
+      const todays = await countsByDay(last);
+      const invitations = [...pastDays.counts.invitations, ...todays.invitations];
+      const attempts = [...pastDays.counts.attempts, ...todays.attempts];
+      // Each wait computed once (MATERIALIZED), then counted into every bucket in one pass.
+      const buckets = DELAY_BUCKETS.map((b, i) => {
+        const lower = i === 0 ? '' : `waited >= ${DELAY_BUCKETS[i - 1]!.upTo}`;
+        const upper = b.upTo === Infinity ? '' : `waited < ${b.upTo}`;
+        return `count(*) FILTER (WHERE ${[lower, upper].filter(Boolean).join(' AND ')}) AS b${i}`;
+      });
+      const delayRow = await sql.get<Record<string, number>>(
+        `WITH newest AS MATERIALIZED (
+           SELECT ${secondsBetween('created_at', 'delivered_at')} AS waited
              FROM report_updates ${indexedBy(sql, 'report_updates_delivered')}
             WHERE status = 'delivered' AND delivered_at >= $1
-         ) AS waited GROUP BY bucket`,
-        [since],
+            ORDER BY delivered_at DESC LIMIT $2
+         ) SELECT ${buckets.join(', ')} FROM newest`,
+        [`${first}T00:00:00.000Z`, DELAY_SAMPLE],
       );
-      const delays = DELAY_BUCKETS.map(() => 0);
-      for (const r of delayRows) delays[Number(r.bucket)] = Number(r.n);
-      return {
-        days,
-        invitations: invitations.map((r) => ({ ...r, n: Number(r.n) })),
-        attempts: attempts.map((r) => ({ ...r, n: Number(r.n) })),
-        delays,
-      };
+      return { days, invitations, attempts, delays: DELAY_BUCKETS.map((_, i) => Number(delayRow?.[`b${i}`] ?? 0)) };
     },
   };
 }

@@ -173,31 +173,45 @@ export function dashboard(deps: DashboardDeps): Router {
     const invitationFilter = REPORT_STATUSES.find((s) => s === req.query.invitations);
     if (invitationFilter) return res.redirect(303, `/admin/invitations?status=${invitationFilter}`);
     const updateFilter = UPDATE_STATUSES.find((s) => s === req.query.updates);
-    const newest = await reads.invitations({}, {}, INVITATIONS_SHOWN);
-    const noticeGroups = await deps.notices.byAccount(NOTICES_SHOWN);
+    // Independent reads in three chains at once: on PostgreSQL each statement is a round trip, and
+    // the page waits for the longest chain, not for all of them, holding at most three of the
+    // pool's connections (the callbacks need the others); on SQLite they run one after another.
+    const [overview, [newest, counts, nextDueAt], [deadLetters, listed, mails, noticeGroups, accountsTotal]] = await Promise.all([
+      reads.overview(),
+      (async () => [await reads.invitations({}, {}, INVITATIONS_SHOWN), await reads.updateCounts(UPDATE_STATUSES), await updates.nextDueAt()] as const)(),
+      (async () =>
+        [
+          await updates.recent({ status: 'dead', limit: DEAD_LETTERS_SHOWN }),
+          // At a glance the newest few; filtered on a status (the dead letters, say), up to 100 of them.
+          await updates.recent({ status: updateFilter, limit: updateFilter ? 100 : UPDATES_SHOWN }),
+          await mail.recent(20),
+          await deps.notices.byAccount(NOTICES_SHOWN),
+          await accounts.count(),
+        ] as const)(),
+    ]);
+    const named = await accounts.namesOf([...new Set([...newest.rows.map((i) => i.accountId), ...noticeGroups.map((g) => g.accountId)])]);
     page(req, res, './admin/overview', {
       pageTitle: 'Dashboard',
       section: 'overview',
       platforms: deps.platforms,
       mailSettings: deps.mailSettings,
-      overview: overviewView(await reads.overview(), deps.platforms),
+      overview: overviewView(overview, deps.platforms),
       invitations: newest.rows,
       moreInvitations: newest.older !== undefined,
-      accountNames: await accounts.namesOf([...new Set(newest.rows.map((i) => i.accountId))]),
-      accountsTotal: await accounts.count(),
-      deadLetters: await updates.recent({ status: 'dead', limit: DEAD_LETTERS_SHOWN }),
-      // At a glance the newest few; filtered on a status (the dead letters, say), up to 100 of them.
-      updates: await updates.recent({ status: updateFilter, limit: updateFilter ? 100 : UPDATES_SHOWN }),
+      accountNames: named,
+      accountsTotal,
+      deadLetters,
+      updates: listed,
       updateFilter,
       updatesShown: UPDATES_SHOWN,
       updateStatuses: UPDATE_STATUSES,
-      counts: await reads.updateCounts(UPDATE_STATUSES),
-      mails: await mail.recent(20),
-      nextDueAt: await updates.nextDueAt(),
+      counts,
+      mails,
+      nextDueAt,
       noticeGroups,
       noticesShown: NOTICES_SHOWN,
       noticesKept: NOTICE_LIMITS.keptPerAccount,
-      noticeAccounts: await accounts.namesOf(noticeGroups.map((g) => g.accountId)),
+      noticeAccounts: named,
       platformLabels,
     });
   });

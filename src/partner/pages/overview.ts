@@ -1,6 +1,6 @@
 import { REPORT_STATUSES } from '../../contract/decisions.js';
 import { countText, dayLabel, horizontalBars, stackedBarsByDay, type Series } from './charts.js';
-import { DELAY_BUCKETS, OVERVIEW_DAYS, type Overview } from './dashboard-reads.js';
+import { DELAY_BUCKETS, DELAY_SAMPLE, OVERVIEW_DAYS, type Overview } from './dashboard-reads.js';
 
 /** An invitation's status as the overview names it: "sent" is still open. */
 const STATUS_SERIES: readonly Series[] = REPORT_STATUSES.map((status) => ({
@@ -76,9 +76,12 @@ export function overviewView(overview: Overview, platforms: readonly { name: str
   };
   const delays = {
     total: delivered,
-    summary: delivered === 0 ? 'No update delivered.' : `${plural(delivered, 'update')} delivered: half ${within(0.5)}, 95% ${within(0.95)} of being queued.`,
+    summary:
+      delivered === 0
+        ? 'No update delivered.'
+        : `${delivered < DELAY_SAMPLE ? plural(delivered, 'update') : `The newest ${countText(DELAY_SAMPLE)} updates`} delivered: half ${within(0.5)}, 95% ${within(0.95)} of being queued.`,
     svg: horizontalBars({
-      title: `How long updates waited to be delivered, the last ${OVERVIEW_DAYS} days`,
+      title: `How long updates waited to be delivered: the newest ${countText(DELAY_SAMPLE)} at most, the last ${OVERVIEW_DAYS} days`,
       rows: DELAY_BUCKETS.map((b, i) => ({ label: b.label, value: overview.delays[i] ?? 0, className: i < 3 ? 's-delivered' : i < 5 ? 's-retry' : 's-dead' })),
     }),
   };
