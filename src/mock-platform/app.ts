@@ -101,7 +101,8 @@ const DEFAULT_UPLOADS_DIR = path.join(tmpdir(), 'mock-platform-uploads');
  *   /api/webhooks/…       webhook configurations, deliveries and the request log
  *   /careers/{subdomain}  a company's careers site: its API under /api (§7) and its pages
  *   /photos/…             candidates' thumbnails (photo_thumb_url)
- *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it
+ *   /openapi.json         the partners' API (§3.1, §3.2) as OpenAPI 3.1; /api-reference renders it,
+ *                         /api-reference/partners/{codename} a registered partner's own API document
  *   /_mock/…              sandbox controls: API tokens, fault injection, call history, the clock,
  *                         reports sent outside the marketplace; /_mock/platforms/…, each plugin's recruiter
  *   /                     the sandbox UI (server-rendered forms)
@@ -182,7 +183,7 @@ export function buildMockPlatform(deps: MockPlatformDeps): BuiltMockPlatform {
     res.json({ ok: true });
   });
   // The partners' API as OpenAPI 3.1 (/openapi.json) and its Redoc page (/api-reference).
-  app.use(openApiRouter({ publicUrl, platforms: plugins }));
+  app.use(openApiRouter({ publicUrl, platforms: plugins, partners, dispatcher: deps.dispatcher }));
 
   app.use('/api/p', partnersRouter({ partners, tokens, endpoint, bodyLimitBytes }));
   app.use(
