@@ -20,6 +20,7 @@ import { describeFault, faultPlace, type FaultStore } from '../faults/store.js';
 import type { MailLog } from '../mail.js';
 import { toJson as integrationJson, type IntegrationStore } from '../marketplace/integrations.js';
 import type { Marketplace } from '../marketplace/service.js';
+import { partnerBaseUrl } from '../partners/base-url.js';
 import type { PartnerStore, StoredPartner } from '../partners/store.js';
 import { badgeScore } from '../reports/rules.js';
 import type { ReportStore, StoredReport } from '../reports/store.js';
@@ -185,6 +186,25 @@ export function sandboxRouter(deps: SandboxDeps): Router {
       })),
       offers: deps.offers.list(company.id),
       tags: deps.offers.tags(company.id),
+    });
+  });
+
+  // "How to integrate", from the company's marketplace: what the company does to connect the
+  // partner on this platform, and on the others the mock plays, with the addresses it involves.
+  router.get('/companies/:companyId/marketplace/:codename', (req, res) => {
+    const company = companyOf(req);
+    const codename = Codename.safeParse(param(req, 'codename'));
+    const partner = codename.success ? partners.find(codename.data) : undefined;
+    if (!partner) throw notFound('No partner of that codename is in the marketplace');
+    const integration = integrations.find(company.id, partner.codename);
+    render(req, res, './how-to-integrate', {
+      title: `How to integrate ${partner.name}`,
+      company,
+      partner,
+      partnerBase: partnerBaseUrl(partner),
+      integration: integration && integrationJson(integration),
+      candidate: companies.candidates(company.id)[0],
+      platforms: deps.platforms.map((p) => p.home()),
     });
   });
 
