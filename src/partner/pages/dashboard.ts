@@ -46,8 +46,8 @@ export interface DashboardDeps {
   publicUrl: string;
   /** What platforms reported about the partner's answers: "Reports from platforms". */
   notices: Pick<PlatformNoticeStore, 'byAccount'>;
-  /** The platforms the partner speaks: their settings at the top, their names on each invitation. */
-  platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details'>[];
+  /** The platforms the partner speaks: their settings at the top, their names on each invitation, what each hears of it. */
+  platforms: readonly Pick<Platform, 'name' | 'label' | 'home' | 'details' | 'hears'>[];
   /** The accounts' connections to platforms: company ids, credentials masked; set and removed on an account's page. */
   connections: Pick<ConnectionStore, 'ofAccounts' | 'ofAccount' | 'get' | 'setCredential' | 'removeCredential' | 'connect'>;
   /**
