@@ -164,22 +164,23 @@ describe('on a phone, with every control opened', () => {
     await eventually(async () => {
       const [box, lastBox] = await Promise.all([frame.boundingBox(), last.boundingBox()]);
       expect(lastBox!.y + lastBox!.height).toBeLessThanOrEqual(box!.y + box!.height);
-    }, { what: 'the frame grown to its content', intervalMs: 50 });
+    }, { what: 'the frame grown to its content', intervalMs: 50, timeoutMs: 15_000 });
     // The text part wraps between words: each line of the sentence ends where a word ends.
-    const text = page.locator('pre.mail');
     const sentence = 'The link is personal: please do not forward it. If you were not expecting this e-mail, you can ignore it.';
-    const lines = (await text.evaluate(`(pre) => {
+    const lines = (await page.evaluate(`(() => {
+      const pre = document.querySelector('pre.mail');
+      const node = [...pre.childNodes].find((n) => n.nodeType === 3 && n.textContent.includes(${JSON.stringify('The link is personal')}));
+      const start = node.textContent.indexOf(${JSON.stringify('The link is personal')});
       const range = document.createRange();
-      const node = [...pre.childNodes].find((n) => n.nodeType === 3 && n.textContent.includes('The link is personal'));
-      const start = node.textContent.indexOf('The link is personal');
       const tops = new Map();
       for (let i = start; i < start + ${sentence.length}; i++) {
-        range.setStart(node, i); range.setEnd(node, i + 1);
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
         const top = Math.round(range.getBoundingClientRect().top);
         tops.set(top, (tops.get(top) || '') + node.textContent[i]);
       }
       return [...tops.values()];
-    }`)) as string[];
+    })()`)) as string[];
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines.slice(0, -1)) expect(line, JSON.stringify(lines)).toMatch(/\s$/);
     expect(problems).toEqual([]);
