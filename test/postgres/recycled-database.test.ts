@@ -148,7 +148,7 @@ describe("the tests' PostgreSQL databases, given back", () => {
     ['a trigger it dropped again', 'CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION \'no\'; END $$; CREATE TRIGGER refuse BEFORE INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION refuse(); DROP TRIGGER refuse ON accounts'],
     ['a table', 'CREATE TABLE my_products (id TEXT PRIMARY KEY)'],
     ['a column', 'ALTER TABLE accounts ADD COLUMN note TEXT'],
-    ['an index', 'CREATE INDEX accounts_by_name ON accounts (name)'],
+    ['an index', 'CREATE INDEX left_by_a_test ON accounts (name, created_at)'],
     ['a grant', 'GRANT SELECT ON accounts TO PUBLIC'],
     ['an attribute of the database', 'DO $$ BEGIN EXECUTE format(\'ALTER DATABASE %I CONNECTION LIMIT 50\', current_database()); END $$'],
     ['a setting of the database', 'DO $$ BEGIN EXECUTE format(\'ALTER DATABASE %I SET statement_timeout = 1\', current_database()); END $$'],
