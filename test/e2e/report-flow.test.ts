@@ -168,9 +168,13 @@ describe('a candidate takes the test in a real browser', () => {
   it('an operator cancels from the dashboard in the browser (signed in, same-origin form): the platform shows canceled', async () => {
     const reportId = await send(GRACE);
     await mailTo('grace@example.com');
-    // Basic credentials on every request (as a script sends them): a browser without them is sent to the sign-in page.
-    const { page, problems } = await openPage(browser, { httpCredentials: { username: ADMIN.username, password: ADMIN.password, send: 'always' } });
+    // A browser signs in on the dashboard's sign-in page, and its session's cookie does the rest.
+    const { page, problems } = await openPage(browser);
     await page.goto(`${partnerUrl}/admin`);
+    await page.getByLabel('User name').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+    expect(new URL(page.url()).pathname).toBe('/admin');
     await clickAndLoad(page, page.locator(`a[href="/admin/reports/${reportId}"]`).first());
     expect(await page.locator('h1').textContent()).toContain('Grace Hopper');
     await Promise.all([page.waitForURL(/notice=canceled/), page.getByRole('button', { name: 'Cancel invitation' }).click()]);
