@@ -2,9 +2,10 @@
  * A partner's history, stored fast for the bench (`BENCH_INVITATIONS`, scripts/bench.ts) and for
  * the query plans at a million invitations (scripts/bench-plans.ts): invitations spread over the
  * accounts and over the last three years, four in five completed and the fifth still open (its
- * candidate never finished: status `sent`, started), each with what its background work left — the
- * report update delivered and its attempt logged, the e-mail sent and kept (the JSON transport's
- * rendering, about the size the partner keeps) — as a partner a few years in has them. Rows go in
+ * candidate never finished: status `sent`, started), each with what its background work left: the
+ * e-mail sent and kept (the JSON transport's rendering, about the size the partner keeps), and for
+ * those of the last 30 days the report update delivered and its attempt logged (older ones are
+ * pruned, DELIVERY_LOG_RETENTION_MS) — as a partner a few years in has them. Rows go in
  * directly, in large transactions on SQLite and as `INSERT … SELECT` over `generate_series` on
  * PostgreSQL: through the stores a million would take hours.
  */
@@ -15,6 +16,7 @@ import { systemClock } from '../src/lib/clock.js';
 import { accountStore } from '../src/partner/accounts/store.js';
 import { openDb, openPartnerDatabase } from '../src/partner/db/open.js';
 import type { ProviderMigrations } from '../src/partner/provider/types.js';
+import { DELIVERY_LOG_RETENTION_MS } from '../src/partner/updates/policy.js';
 
 const YEARS_MS = 3 * 365 * 24 * 60 * 60 * 1000;
 const BATCH = 50_000;
@@ -95,6 +97,7 @@ const createdAt = (i: number, count: number, now: number) => new Date(now - YEAR
  */
 export function storeHistoryOnSqlite(partnerFiles: readonly string[], baselineFile: string | undefined, count: number, accounts: number): void {
   const now = Date.now();
+  const kept = new Date(now - DELIVERY_LOG_RETENTION_MS).toISOString();
   const partners = partnerFiles.map((file) => {
     const db = openDb(file);
     const invitation = db.prepare(
@@ -119,8 +122,10 @@ export function storeHistoryOnSqlite(partnerFiles: readonly string[], baselineFi
     const store = db.transaction((batch: History[]) => {
       for (const [reportId, account, at, open] of batch) {
         const id = Number(invitation.run(reportId, account, account, 17, open ? 'sent' : 'completed', at, at, at, open ? null : at, open ? null : '80%', at).lastInsertRowid);
-        const updateId = Number(update.run(id, reportId, at, at, at, at, at).lastInsertRowid);
-        attempt.run(id, reportId, updateId, updateId, at);
+        if (at >= kept) {
+          const updateId = Number(update.run(id, reportId, at, at, at, at, at).lastInsertRowid);
+          attempt.run(id, reportId, updateId, updateId, at);
+        }
         mail.run(id, reportId, at, at, `<${reportId}@partner.example>`, KEPT_MESSAGE, at, at, at);
       }
     });
@@ -190,8 +195,8 @@ async function storeHistoryThrough(client: pg.Client, count: number, accounts: n
   const mine = `FROM invitations WHERE id > ${first}`;
   await sql.run(
     `INSERT INTO report_updates (invitation_id, report_id, body, status, attempts, next_attempt_at, give_up_at, last_status, delivered_at, created_at, updated_at)
-     SELECT id, report_id, $1, 'delivered', 1, created_at, created_at, 200, created_at, created_at, created_at ${mine}`,
-    [UPDATE_BODY],
+     SELECT id, report_id, $1, 'delivered', 1, created_at, created_at, 200, created_at, created_at, created_at ${mine} AND created_at >= $2`,
+    [UPDATE_BODY, new Date(now - DELIVERY_LOG_RETENTION_MS).toISOString()],
   );
   await sql.run(
     `INSERT INTO report_update_attempts (invitation_id, report_id, first_update_id, last_update_id, request_body, response_status, response_body,
