@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Fault } from './store.js';
+import type { Dispatcher } from 'undici';
+import { describeCallError, sendCallbackRequest, type CallbackHttpRequest } from '../../contract/partner-calls.js';
+import type { Fault, FaultStore } from './store.js';
 
 /**
  * A callback fault, played before the partner is called: the delay first (the call's timeout
@@ -16,4 +18,27 @@ export async function playFault(fault: Fault, endpoint: string, signal: AbortSig
   }
   if (fault.status !== null) return { status: fault.status, text: JSON.stringify({ error: `Injected fault: ${fault.status} on ${endpoint}` }) };
   return undefined;
+}
+
+/**
+ * One call of the mock to the partner, as every platform it plays makes it: the fault armed on
+ * `endpoint` (target `callback`) played, else the request sent (the contract's
+ * `sendCallbackRequest`), all within `timeoutMs`. What came back, or why nothing did, how long it
+ * took, and the fault played, if one was.
+ */
+export async function callPartner(
+  endpoint: string,
+  request: CallbackHttpRequest,
+  deps: { timeoutMs: number; dispatcher?: Dispatcher; faults?: Pick<FaultStore, 'take'> },
+): Promise<{ status?: number; text?: string; error?: string; durationMs: number; fault?: Fault }> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(deps.timeoutMs);
+  const fault = deps.faults?.take(endpoint, 'callback');
+  try {
+    const injected = fault ? await playFault(fault, endpoint, signal) : undefined;
+    const { status, text } = injected ?? (await sendCallbackRequest(request, { signal, dispatcher: deps.dispatcher }));
+    return { status, text, durationMs: performance.now() - started, fault };
+  } catch (err) {
+    return { error: signal.aborted ? `timed out after ${deps.timeoutMs} ms` : describeCallError(err), durationMs: performance.now() - started, fault };
+  }
 }

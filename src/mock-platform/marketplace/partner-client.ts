@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { callbackRequest, describeCallError, parseJsonAnswer, sendCallbackRequest } from '../../contract/partner-calls.js';
+import { callbackRequest, parseJsonAnswer } from '../../contract/partner-calls.js';
 import type { CallLog } from '../calls/store.js';
 import { redactBody, redactHeaders } from '../calls/redact.js';
-import { playFault } from '../faults/play.js';
+import { callPartner } from '../faults/play.js';
 import { describeFault, type PLATFORM_CALLBACKS, type FaultStore } from '../faults/store.js';
 import { failureOf, problemMessage, type Failure } from './outcome.js';
 
@@ -39,26 +39,9 @@ export function partnerClient(deps: { calls: CallLog; timeoutMs: number; dispatc
       const httpRequest = callbackRequest({ method: req.method, url: req.url, token: req.token, body: req.body }, USER_AGENT);
       const bodyText = httpRequest.body?.toString();
 
-      const started = performance.now();
-      const signal = AbortSignal.timeout(deps.timeoutMs);
-      const fault = deps.faults?.take(req.endpoint, 'callback');
-      let status: number | undefined;
-      let text: string | undefined;
-      let error: string | undefined;
-      try {
-        const injected = fault ? await playFault(fault, req.endpoint, signal) : undefined;
-        if (injected) {
-          status = injected.status;
-          text = injected.text;
-        } else {
-          const answer = await sendCallbackRequest(httpRequest, { signal, dispatcher: deps.dispatcher });
-          status = answer.status;
-          text = answer.text;
-        }
-      } catch (err) {
-        error = signal.aborted ? `timed out after ${deps.timeoutMs} ms` : describeCallError(err);
-      }
-      const durationMs = performance.now() - started;
+      const sent = await callPartner(req.endpoint, httpRequest, deps);
+      const { status, text, durationMs, fault } = sent;
+      let { error } = sent;
 
       let result: { ok: true; status: number; value: z.output<S> } | { ok: false; failure: Failure };
       if (error !== undefined || status === undefined) {

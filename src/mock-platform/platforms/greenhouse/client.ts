@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { describeCallError, parseJsonAnswer, sendCallbackRequest, type CallbackHttpRequest } from '../../../contract/partner-calls.js';
+import { parseJsonAnswer, type CallbackHttpRequest } from '../../../contract/partner-calls.js';
 import { redactBody, redactHeaders } from '../../calls/redact.js';
 import type { CallLog } from '../../calls/store.js';
 import { describeFault, type FaultStore } from '../../faults/store.js';
-import { playFault } from '../../faults/play.js';
+import { callPartner } from '../../faults/play.js';
 import { readAnswer } from './answers.js';
 
 const USER_AGENT = 'MockPlatform/1 (partner-integration-kit sandbox; Greenhouse)';
@@ -70,19 +70,7 @@ export function greenhouseClient(deps: { calls: CallLog; timeoutMs: number; disp
         ...(body !== undefined && { body }),
       };
 
-      const started = performance.now();
-      const signal = AbortSignal.timeout(deps.timeoutMs);
-      const fault = deps.faults?.take(req.call, 'callback');
-      let status: number | undefined;
-      let text: string | undefined;
-      let error: string | undefined;
-      try {
-        const injected = fault ? await playFault(fault, req.call, signal) : undefined;
-        ({ status, text } = injected ?? (await sendCallbackRequest(httpRequest, { signal, dispatcher: deps.dispatcher })));
-      } catch (err) {
-        error = signal.aborted ? `timed out after ${deps.timeoutMs} ms` : describeCallError(err);
-      }
-      const durationMs = performance.now() - started;
+      const { status, text, error, durationMs, fault } = await callPartner(req.call, httpRequest, deps);
       const reading = read(req.call, as, status, text, error);
       const interviewId = typeof as.interviewId === 'function' ? (reading.kind === 'read' ? as.interviewId(reading.value) : undefined) : as.interviewId;
 

@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { describeCallError, sendCallbackRequest, type CallbackHttpRequest } from '../../../contract/partner-calls.js';
+import type { CallbackHttpRequest } from '../../../contract/partner-calls.js';
 import { redactHeaders } from '../../calls/redact.js';
 import type { CallLog } from '../../calls/store.js';
-import { playFault } from '../../faults/play.js';
+import { callPartner } from '../../faults/play.js';
 import { describeFault, type FaultStore } from '../../faults/store.js';
 import { SIGNATURE_HEADER, maskedCode } from './wire.js';
 
@@ -31,17 +31,8 @@ export type BobClient = ReturnType<typeof bobClient>;
  */
 export function bobClient(deps: { calls: CallLog; timeoutMs: number; dispatcher?: Dispatcher; faults?: FaultStore }) {
   async function call(name: BobCall, req: CallbackHttpRequest, log: { url: string; reportId: string | null; outcome: (answer: Answer) => string }): Promise<Answer> {
-    const started = performance.now();
-    const signal = AbortSignal.timeout(deps.timeoutMs);
-    const fault = deps.faults?.take(name, 'callback');
-    let answer: Answer;
-    try {
-      const injected = fault ? await playFault(fault, name, signal) : undefined;
-      const { status, text } = injected ?? (await sendCallbackRequest(req, { signal, dispatcher: deps.dispatcher }));
-      answer = { ok: true, status, text };
-    } catch (err) {
-      answer = { ok: false, error: signal.aborted ? `timed out after ${deps.timeoutMs} ms` : describeCallError(err) };
-    }
+    const sent = await callPartner(name, req, deps);
+    const answer: Answer = sent.error === undefined ? { ok: true, status: sent.status!, text: sent.text! } : { ok: false, error: sent.error };
     deps.calls.record({
       direction: 'outbound',
       endpoint: name,
@@ -54,8 +45,8 @@ export function bobClient(deps: { calls: CallLog; timeoutMs: number; dispatcher?
       responseBody: answer.ok ? answer.text : null,
       error: answer.ok ? null : answer.error,
       outcome: log.outcome(answer),
-      fault: fault ? describeFault(fault) : null,
-      durationMs: performance.now() - started,
+      fault: sent.fault ? describeFault(sent.fault) : null,
+      durationMs: sent.durationMs,
     });
     return answer;
   }
