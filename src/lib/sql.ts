@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { Db } from './db.js';
-import pg from 'pg';
 import { CALLBACK_TIMEOUT_MS } from '../contract/decisions.js';
 import { AppError } from './errors.js';
 
@@ -251,7 +252,8 @@ function endsConnection(err: unknown): boolean {
  * transaction holds it is `postgresSql`'s: see `checkedOut`.)
  */
 export function postgresPool(url: string, options: { max?: number; timeoutMs?: number; onError?: (err: Error) => void } = {}): pg.Pool {
-  const pool = new pg.Pool({
+  const { Pool, types } = loadPg();
+  const pool = new Pool({
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS,
@@ -259,10 +261,19 @@ export function postgresPool(url: string, options: { max?: number; timeoutMs?: n
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     // Idle connections do not keep a process alive (a CLI that forgot to close, a test worker).
     allowExitOnIdle: true,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === types.builtins.INT8 ? Number : types.getTypeParser(oid, format))) as typeof types.getTypeParser },
   });
   pool.on('error', (err) => options.onError?.(err));
   return pool;
+}
+
+/**
+ * The `pg` driver, loaded with the first pool rather than as this module loads: a partner on
+ * SQLite never needs it, and loading it cost 3–4 MB of memory and 100–300 ms of start-up
+ * (docs/performance.md). It is CommonJS, so `require` loads it synchronously.
+ */
+function loadPg(): typeof pg {
+  return createRequire(import.meta.url)('pg') as typeof pg;
 }
 
 /** How long a connection idles before its socket's first keepalive probe. */
