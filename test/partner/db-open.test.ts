@@ -107,18 +107,72 @@ describe('openDb', () => {
     }
   });
 
-  it('a migration that would leave a foreign key pointing nowhere is refused, and the database stays at the version before it', () => {
+  /** A database at version 1 (a parent and a child table), and its migrations' folder, where each test writes its 002. */
+  function parentAndChild() {
     const dir = tempDir();
     const migrations = path.join(dir, 'migrations');
     mkdirSync(migrations);
     writeFileSync(path.join(migrations, '001_parent.sql'), 'CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent_id INTEGER REFERENCES parent(id));');
-    writeFileSync(path.join(migrations, '002_orphan.sql'), 'INSERT INTO child (parent_id) VALUES (42);');
     const file = path.join(dir, 'test.db');
-    expect(() => openDb(file, { migrationsDir: migrations })).toThrow(/002_orphan\.sql would leave 1 rows/);
-    const db = new Database(file, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
-    expect(db.prepare('SELECT count(*) AS n FROM child').get()).toEqual({ n: 0 });
+    openDb(file, { migrationsDir: migrations }).close();
+    const migration = (sql: string) => writeFileSync(path.join(migrations, '002_next.sql'), sql);
+    /** Its version, its tables and the children's parent ids, read without migrating it. */
+    const state = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return {
+          version: db.pragma('user_version', { simple: true }),
+          tables: db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((t) => t.name),
+          children: db.prepare<[], { parent_id: number }>('SELECT parent_id FROM child ORDER BY parent_id').all().map((c) => c.parent_id),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    return { file, migrations, migration, state };
+  }
+
+  it('when a migration writes a row whose foreign key points nowhere, then it is refused and changes nothing', () => {
+    const { file, migrations, migration, state } = parentAndChild();
+    migration('CREATE TABLE other (id INTEGER PRIMARY KEY); INSERT INTO parent (id) VALUES (1); INSERT INTO child (parent_id) VALUES (42);');
+    expect(() => openDb(file, { migrationsDir: migrations })).toThrow(/002_next\.sql would leave a row whose foreign key points nowhere/);
+    expect(state()).toEqual({ version: 1, tables: ['child', 'parent'], children: [] });
+  });
+
+  it('when a migration that rebuilds a table leaves a row whose foreign key points nowhere, then it is refused and changes nothing', () => {
+    const { file, migrations, migration, state } = parentAndChild();
+    const db = new Database(file);
+    db.exec('INSERT INTO parent (id) VALUES (1); INSERT INTO child (parent_id) VALUES (1);');
     db.close();
+    // SQLite's way to change a table's shape: a new table, the rows copied, the old one dropped.
+    migration(
+      'CREATE TABLE child_new (parent_id INTEGER NOT NULL REFERENCES parent(id)); INSERT INTO child_new SELECT parent_id FROM child; ' +
+        'INSERT INTO child_new (parent_id) VALUES (42); DROP TABLE child; ALTER TABLE child_new RENAME TO child;',
+    );
+    expect(() => openDb(file, { migrationsDir: migrations })).toThrow(/002_next\.sql would leave 1 rows whose foreign key points nowhere/);
+    expect(state()).toEqual({ version: 1, tables: ['child', 'parent'], children: [1] });
+  });
+
+  it('when a table that others reference is rebuilt, then the rows referencing it are kept', () => {
+    const { file, migrations, migration, state } = parentAndChild();
+    const db = new Database(file);
+    db.exec('INSERT INTO parent (id) VALUES (1), (2); INSERT INTO child (parent_id) VALUES (1), (2);');
+    db.close();
+    migration('CREATE TABLE parent_new (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO parent_new (id) SELECT id FROM parent; DROP TABLE parent; ALTER TABLE parent_new RENAME TO parent;');
+    openDb(file, { migrationsDir: migrations }).close();
+    expect(state()).toEqual({ version: 2, tables: ['child', 'parent'], children: [1, 2] });
+  });
+
+  it('when a migration writes nothing that points nowhere, then it applies without reading the rest of the database (a row left dangling before it does not stop it)', () => {
+    const { file, migrations, migration, state } = parentAndChild();
+    // Written with foreign keys off (a tool that did not turn them on): the migration did not write it.
+    const db = new Database(file);
+    db.pragma('foreign_keys = OFF');
+    db.exec('INSERT INTO child (parent_id) VALUES (7);');
+    db.close();
+    migration('CREATE INDEX child_by_parent ON child (parent_id); INSERT INTO parent (id) VALUES (1); INSERT INTO child (parent_id) VALUES (1);');
+    openDb(file, { migrationsDir: migrations }).close();
+    expect(state()).toEqual({ version: 2, tables: ['child', 'parent'], children: [1, 7] });
   });
 
   it('when six processes open the same new database at the same moment (the server, the accounts CLI, a second instance), then each opens it, and each migration is applied once', async () => {
