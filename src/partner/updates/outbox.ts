@@ -135,14 +135,16 @@ export function updateOutbox(sql: Sql, clock: Clock) {
    * numbered from $12, after the attempt's eleven) in one step, with `also` when given, in one
    * commit. On PostgreSQL the attempt is a CTE of the updates' UPDATE: one statement, atomic with no
    * transaction around it; with an `also` of one statement, both are CTEs in front of it, still one
-   * statement; with another `also`, a transaction. On SQLite, whose CTEs cannot write, always a
-   * transaction. Resolves with what `also` did.
+   * statement; with another `also`, a transaction. On SQLite, whose CTEs cannot write, a
+   * transaction: `tx` when given (one holding other deliveries' records, `inOneCommit`), else its
+   * own. Resolves with what `also` did.
    */
   const record = <T>(
     attempt: Omit<DeliveryAttempt, 'id'>,
     ids: readonly number[],
     settle: { set: string; params: unknown[] },
     also?: AlongWith<T>,
+    tx?: Sql,
   ): Promise<T | undefined> => {
     const logged = [
       attempt.reportId, attempt.firstUpdateId, attempt.lastUpdateId, attempt.requestBody, attempt.responseStatus,
@@ -155,18 +157,20 @@ export function updateOutbox(sql: Sql, clock: Clock) {
     const settled = `UPDATE report_updates SET ${settle.set} WHERE status = 'pending' AND id IN (${placeholders(ids.length, 12 + settle.params.length)})`;
     const params = [...logged, ...settle.params, ...ids];
     if (sql.dialect === 'sqlite') {
-      return sql.transaction(async (tx) => {
-        await tx.run(insertAttempt, logged);
-        await tx.run(settled, params);
-        return also?.run(tx);
-      });
+      const write = async (t: Sql) => {
+        await t.run(insertAttempt, logged);
+        await t.run(settled, params);
+        return also?.run(t);
+      };
+      return tx ? write(tx) : sql.transaction(write);
     }
-    if (also?.oneStatement) return also.run(sql, { ctes: `attempt AS (${insertAttempt}), settled AS (${settled})`, params });
-    const write = (tx: Sql) => tx.run(`WITH attempt AS (${insertAttempt}) ${settled}`, params);
-    if (!also) return write(sql).then(() => undefined);
-    return sql.transaction(async (tx) => {
-      await write(tx);
-      return also.run(tx);
+    const on = tx ?? sql;
+    if (also?.oneStatement) return also.run(on, { ctes: `attempt AS (${insertAttempt}), settled AS (${settled})`, params });
+    const write = (t: Sql) => t.run(`WITH attempt AS (${insertAttempt}) ${settled}`, params);
+    if (!also) return write(on).then(() => undefined);
+    return on.transaction(async (t) => {
+      await write(t);
+      return also.run(t);
     });
   };
   /** `settle` for `record`: the updates' final status and the answer's. */
@@ -305,31 +309,50 @@ export function updateOutbox(sql: Sql, clock: Clock) {
       return (await sql.all<AttemptRow>(`SELECT * FROM report_update_attempts WHERE invitation_id = ${ofInvitation} ORDER BY id`, [reportId])).map(toAttempt);
     },
 
-    /** The request for `ids` was answered 2xx: they are delivered. `also` is written in the same commit (`record`). */
-    async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: AlongWith<T>): Promise<T | undefined> {
+    /**
+     * On SQLite, a transaction to record several deliveries in (the `tx` of `delivered`, `dead` and
+     * `retry`): one commit for them all, where each record alone is a transaction of its own — a
+     * commit's cost is the WAL pages it appends, and records that share one share their tables'
+     * and indexes' last pages. Undefined on PostgreSQL, where each record is one statement, atomic
+     * on its own, and a transaction around several would only add round trips.
+     */
+    inOneCommit: sql.dialect === 'sqlite' ? <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => sql.transaction(fn) : undefined,
+
+    /**
+     * The request for `ids` was answered 2xx: they are delivered. `also` is written in the same
+     * commit (`record`); `tx`: a transaction of `inOneCommit` to write it all in.
+     */
+    async delivered<T>(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number, also?: AlongWith<T>, tx?: Sql): Promise<T | undefined> {
       const at = now();
-      return record(attempt, ids, finalStatus('delivered', status, null, at, at), also);
+      return record(attempt, ids, finalStatus('delivered', status, null, at, at), also, tx);
     },
 
-    /** The platform refused the request for good: dead letters. `also` is written in the same commit (`record`). */
+    /** The platform refused the request for good: dead letters. `also` and `tx` as for `delivered`. */
     async dead<T>(
       attempt: Omit<DeliveryAttempt, 'id'>,
       ids: readonly number[],
       status: number | null,
       error: string,
       also?: AlongWith<T>,
+      tx?: Sql,
     ): Promise<T | undefined> {
       const at = now();
-      return record(attempt, ids, finalStatus('dead', status, error.slice(0, 1000), null, at), also);
+      return record(attempt, ids, finalStatus('dead', status, error.slice(0, 1000), null, at), also, tx);
     },
 
-    /** A failure worth retrying: the updates wait until `nextAt`. */
-    async retry(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string, nextAt: number): Promise<void> {
+    /** A failure worth retrying: the updates wait until `nextAt`. `tx` as for `delivered`. */
+    async retry(attempt: Omit<DeliveryAttempt, 'id'>, ids: readonly number[], status: number | null, error: string, nextAt: number, tx?: Sql): Promise<void> {
       const at = now();
-      await record(attempt, ids, {
-        set: 'attempts = attempts + 1, last_status = $12, last_error = $13, next_attempt_at = $14, updated_at = $15',
-        params: [status, error.slice(0, 1000), isoAt(nextAt), at],
-      });
+      await record(
+        attempt,
+        ids,
+        {
+          set: 'attempts = attempts + 1, last_status = $12, last_error = $13, next_attempt_at = $14, updated_at = $15',
+          params: [status, error.slice(0, 1000), isoAt(nextAt), at],
+        },
+        undefined,
+        tx,
+      );
     },
 
     /** Nothing of these updates is left to send: newer delivered updates set every field they carry. */

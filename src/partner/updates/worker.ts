@@ -1,5 +1,6 @@
 import { backoffMs } from '../jobs/backoff.js';
 import { claimsInHand } from '../jobs/lease.js';
+import { heldBatch } from '../jobs/loop.js';
 import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../lib/clock.js';
 import { isoAt } from '../../lib/clock.js';
@@ -115,7 +116,10 @@ export type DeliveryWorker = ReturnType<typeof deliveryWorker>;
  * exponential backoff and jitter, or as long as Retry-After says; after the give-up window the
  * updates become dead letters. Other 4xx are dead letters at once. All of it is stored in the
  * outbox, so a restarted process carries on where it stopped; an update whose answer was lost in a
- * crash is sent again (at least once, never out of order).
+ * crash is sent again (at least once, never out of order). On SQLite the deliveries that finish
+ * together are recorded in one commit, at the latest 100 ms after the first of them finished
+ * (`heldBatch`): that bounds what a crash sends again. On PostgreSQL each is recorded as soon as it
+ * is done, in one statement.
  *
  * What an answer says about the report itself (`reportKnown`, the platform-first decision in
  * policy.ts) is recorded with it through `recordAnswer`: the first 2xx lets the invitation e-mail
@@ -189,17 +193,72 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
   const inHand = claimsInHand<number>((ids) => outbox.release(ids));
 
-  /** Delivers a head and the report's newer updates; false when stopped before it could. */
-  async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<boolean> {
+  /**
+   * What became of one delivery, to record: `write` records it (in `tx` when given, a transaction
+   * holding other deliveries' records) and resolves with what `recordAnswer` said; `recorded`
+   * counts it, logs a failure and tells `onRecorded`, once it has committed.
+   */
+  interface Done {
+    head: QueuedUpdate;
+    outcome: 'delivered' | 'dead' | 'retry';
+    write: (tx?: Sql) => Promise<boolean | undefined>;
+    recorded: (changed: boolean | undefined) => void;
+  }
+
+  /**
+   * Records what became of deliveries that finished together, and tells of each once committed: on
+   * SQLite in one transaction (`inOneCommit`), one commit for them all; with one log line naming
+   * the reports delivered (a failure was logged on its own). A record the database refuses undoes
+   * the batch, which is then recorded a delivery at a time, so that it does not undo the others;
+   * what it threw is thrown once they are recorded. A batch of one is its record alone: on
+   * PostgreSQL, where every delivery is recorded as soon as it is done, one statement.
+   */
+  async function record(done: readonly Done[]): Promise<void> {
+    const together = outbox.inOneCommit;
+    const batch =
+      together && done.length > 1
+        ? await together(async (tx) => {
+            const changed: (boolean | undefined)[] = [];
+            for (const d of done) changed.push(await d.write(tx));
+            return changed;
+          }).catch(() => undefined)
+        : undefined;
+    const reportIds: string[] = [];
+    let failure: { error: unknown } | undefined;
+    for (const [i, d] of done.entries()) {
+      let changed: boolean | undefined;
+      if (batch) changed = batch[i];
+      else {
+        try {
+          changed = await d.write();
+        } catch (error) {
+          failure ??= { error };
+          continue;
+        }
+      }
+      inHand.settled(d.head.id);
+      d.recorded(changed);
+      if (d.outcome === 'delivered') reportIds.push(d.head.reportId);
+    }
+    if (reportIds.length > 0) logger.info({ reportIds }, reportIds.length === 1 ? 'report update delivered' : `${reportIds.length} report updates delivered`);
+    if (failure) throw failure.error;
+  }
+
+  /**
+   * Delivers a head and the report's newer updates: what to record; `settled` when there was nothing
+   * to send (superseded, recorded already) or it changed since it was claimed, `stopped` when stopped
+   * before the answer came.
+   */
+  async function deliver(head: QueuedUpdate, run: DeliveryRun): Promise<Done | 'settled' | 'stopped'> {
     const { pending: rows, newer, target } = await outbox.toDeliver(head);
     // Changed since it was picked (canceled, delivered), or erased.
-    if (rows[0]?.id !== head.id || !target) return true;
+    if (rows[0]?.id !== head.id || !target) return 'settled';
     const ids = rows.map((r) => r.id);
     const body = mergeUpdates(rows.map((r) => withoutFieldsSetBy(r.body, newer.filter((d) => d.id > r.id).map((d) => d.body))));
     if (isEmptyUpdate(body)) {
       await outbox.supersede(ids);
       run.superseded += ids.length;
-      return true;
+      return 'settled';
     }
 
     const { platform, request, target: delivering, later } = await requestFor(target, body);
@@ -207,12 +266,12 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       // Nothing this platform hears of (Greenhouse is told of a completion only).
       await outbox.supersede(ids);
       run.superseded += ids.length;
-      return true;
+      return 'settled';
     }
     const startedAt = clock.now();
     const started = performance.now();
     const sent: Sent = typeof request === 'string' ? { kind: 'error', error: request } : await send(request);
-    if (sent.kind === 'stopped') return false; // shutting down: the updates stay pending, untouched
+    if (sent.kind === 'stopped') return 'stopped'; // shutting down: the updates stay pending, untouched
     const attempt: Omit<DeliveryAttempt, 'id'> = {
       reportId: head.reportId,
       firstUpdateId: ids[0]!,
@@ -258,10 +317,15 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
             },
           }
         : accepted;
-      told(await outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also), { accepted: true });
-      run.delivered += ids.length;
-      logger.info(log, 'report update delivered');
-      return true;
+      return {
+        head,
+        outcome,
+        write: (tx) => outbox.delivered({ ...attempt, outcome }, ids, attempt.responseStatus!, also, tx),
+        recorded: (changed) => {
+          run.delivered += ids.length;
+          told(changed, { accepted: true });
+        },
+      };
     }
     const now = clock.now();
     // Every update must have had its whole window: the newest one decides.
@@ -269,20 +333,30 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
     if (outcome === 'dead' || now >= giveUpAt) {
       const error = outcome === 'dead' ? reason : `gave up after retrying since ${rows[0]!.createdAt}: ${reason}`;
       const unknown = known === 'unknown' ? answered({ accepted: false, reason }) : undefined;
-      const canceled = await outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error, unknown);
-      run.dead += ids.length;
-      logger.warn({ ...log, error }, 'report update dead-lettered');
-      if (canceled) logger.warn({ reportId: head.reportId, reason }, 'invitation canceled: the platform does not know the report');
-      told(canceled, { accepted: false });
-      return true;
+      return {
+        head,
+        outcome: 'dead',
+        write: (tx) => outbox.dead({ ...attempt, outcome: 'dead' }, ids, attempt.responseStatus, error, unknown, tx),
+        recorded: (canceled) => {
+          run.dead += ids.length;
+          logger.warn({ ...log, error }, 'report update dead-lettered');
+          if (canceled) logger.warn({ reportId: head.reportId, reason }, 'invitation canceled: the platform does not know the report');
+          told(canceled, { accepted: false });
+        },
+      };
     }
     const wait =
       (sent.kind === 'answer' ? retryAfterMs(sent.retryAfter, now) : undefined) ?? backoffMs(head.attempts + 1, DELIVERY_RETRY, random);
     const nextAt = Math.min(now + wait, giveUpAt);
-    await outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt);
-    run.retried += ids.length;
-    logger.warn({ ...log, error: reason, retryInMs: nextAt - now }, 'report update failed; will retry');
-    return true;
+    return {
+      head,
+      outcome: 'retry',
+      write: (tx) => outbox.retry({ ...attempt, outcome: 'retry', nextAttemptAt: isoAt(nextAt) }, ids, attempt.responseStatus, reason, nextAt, tx).then(() => undefined),
+      recorded: () => {
+        run.retried += ids.length;
+        logger.warn({ ...log, error: reason, retryInMs: nextAt - now }, 'report update failed; will retry');
+      },
+    };
   }
 
   return {
@@ -303,14 +377,32 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
       // A platform whose deliveries cannot go out yet (not registered) keeps its updates pending.
       const idle = [...platforms.values()].filter((p) => p.deliveriesWaiting?.() !== undefined);
       if (idle.length === platforms.size) return { ...run, waiting: waitingReasons() };
+      // On SQLite the deliveries that finish together are recorded in one commit (`heldBatch`, at
+      // the latest 100 ms after the first of them finished); on PostgreSQL each as soon as it is done.
+      const signal = stopping ? AbortSignal.any([stopping, abandon.signal]) : abandon.signal;
+      const held = outbox.inOneCommit ? heldBatch(record, { stopping: signal }) : undefined;
+      const recorded = async (work: () => Promise<Done | undefined>) => {
+        if (held) return held.add(work);
+        const done = await work();
+        if (done) await record([done]);
+      };
       while (!stopped()) {
         const heads = await outbox.claimDueHeads(BATCH, deps.leaseMs, idle.map((p) => p.name));
         inHand.claimed(heads.map((head) => head.id));
         // Each head ends delivered, dead, superseded or scheduled later, so the loop ends. Updates
         // queued in the meantime woke this loop: it runs again once this run is over.
-        await inParallel(heads, concurrency, stopped, async (head) => {
-          if (await deliver(head, run)) inHand.settled(head.id);
-        });
+        try {
+          await inParallel(heads, concurrency, stopped, (head) =>
+            recorded(async () => {
+              const done = await deliver(head, run);
+              if (done === 'settled') inHand.settled(head.id);
+              return typeof done === 'object' ? done : undefined;
+            }),
+          );
+        } finally {
+          // Recorded before the next claim, which must not find these heads pending again.
+          await held?.flush();
+        }
         // A claim that took fewer than it could took every update that was due.
         if (heads.length < BATCH) break;
       }
