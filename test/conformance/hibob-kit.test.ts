@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HIBOB_CHECKS } from '../../src/conformance/platforms/hibob/checks.js';
 import { runHibobConformance } from '../../src/conformance/platforms/hibob/run.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -35,11 +35,6 @@ const LINK_SECRET = 'kit-hibob-conformance-link-secret-0123456789';
 const ADMIN_TOKEN = 'kit-hibob-conformance-admin-token-0123456789';
 const PUBLIC_URL = 'https://partner.example';
 
-let partner: KitPartner | undefined;
-afterEach(async () => {
-  await partner?.close();
-  partner = undefined;
-});
 
 /** Acme's and Globex's accounts, with a test each, linked beforehand to Bob companies A and B. */
 async function linkCompanies(sql: Sql, companies: { a: string; b: string }): Promise<void> {
@@ -54,7 +49,11 @@ async function linkCompanies(sql: Sql, companies: { a: string; b: string }): Pro
   });
 }
 
-it("passes every HiBob check, the results posted through the kit's results endpoint", async () => {
+// The two run at once, each with its partner and checker: most of either is waiting (token.after_expiry
+// waits for its tokens to expire; the second for processes to start), which the other fills.
+it.concurrent("passes every HiBob check, the results posted through the kit's results endpoint", async ({ expect, onTestFinished }) => {
+  let partner: KitPartner | undefined;
+  onTestFinished(() => partner?.close());
   const secret = 'kit-hibob-conformance-secret-0123456789';
   const run = await runHibobConformance({
     results: { secret },
@@ -71,7 +70,8 @@ it("passes every HiBob check, the results posted through the kit's results endpo
         HIBOB_CLIENT_SECRET: setup.clientSecret,
         HIBOB_WEBHOOK_SECRET: setup.webhookSecret,
       });
-      await linkCompanies(partner.sql, setup.companies);
+      // On the partner's own connection: it is running in this process.
+      await linkCompanies(partner.ownSql, setup.companies);
       // PUBLIC_URL is the address Bob knows it by; the checker reaches it here.
       return { baseUrl: `http://127.0.0.1:${partner.port}/hibob` };
     },
@@ -112,7 +112,7 @@ const freePort = () =>
     });
   });
 
-it('passes as a user runs it: `npm run conformance -- --platform hibob … --wait`, the partner started as `npm start` runs its build with the settings printed', async () => {
+it.concurrent('passes as a user runs it: `npm run conformance -- --platform hibob … --wait`, the partner started as `npm start` runs its build with the settings printed', async ({ expect }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-hibob-process-'));
   const secret = 'kit-hibob-process-secret-0123456789abcdef';
   const [receiverPort, partnerPort] = [await freePort(), await freePort()];

@@ -36,6 +36,11 @@ export async function startKitPartner(env: Record<string, string> = {}, options:
     url: running.publicUrl,
     port: (running.server.address() as AddressInfo).port,
     server: running.server,
+    /**
+     * The partner's own connection: where a test writes while the partner runs (a transaction on
+     * `sql`, the second connection, would deadlock with the partner's writes on SQLite, above).
+     */
+    ownSql: partnerSql!,
     /** A customer account with these tests: its token and the tests' ids. */
     async customer(name: string, tests: string[] = []) {
       return partnerSql!.transaction(async (tx) => {
