@@ -141,8 +141,16 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
 
   async function send(request: DeliveryRequest): Promise<Sent> {
     const url = new URL(request.url);
-    // A last bound on the whole exchange, in case a server trickles its body forever.
-    const overall = AbortSignal.timeout(timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs);
+    // Ended by a last bound on the whole exchange, in case a server trickles its body forever, or
+    // by `stop`. A timer cleared and a listener removed once the exchange is over: with
+    // AbortSignal.timeout, whose timer cannot be cleared, and AbortSignal.any, every delivery left
+    // a timer and two signals alive for the whole bound (25 s), 50,000 of each at 2,000
+    // deliveries a second, and cost some 50 µs to make.
+    const exchange = new AbortController();
+    let timedOut = false;
+    const overall = setTimeout(() => ((timedOut = true), exchange.abort()), timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs).unref();
+    const abandoned = () => exchange.abort();
+    abandon.signal.addEventListener('abort', abandoned);
     try {
       const res = await dispatcher.request({
         origin: url.origin,
@@ -152,13 +160,16 @@ export function deliveryWorker(deps: DeliveryWorkerDeps) {
         body: request.body,
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
-        signal: AbortSignal.any([overall, abandon.signal]),
+        signal: exchange.signal,
       });
       const text = await readSome(res.body);
       return { kind: 'answer', status: res.statusCode, retryAfter: res.headers['retry-after'], body: text };
     } catch (err) {
       if (abandon.signal.aborted) return { kind: 'stopped' };
-      return { kind: 'error', error: overall.aborted ? 'timed out' : describe(err) };
+      return { kind: 'error', error: timedOut ? 'timed out' : describe(err) };
+    } finally {
+      clearTimeout(overall);
+      abandon.signal.removeEventListener('abort', abandoned);
     }
   }
 
