@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import { isoAt } from '../../src/lib/clock.js';
+import { openSqlite } from '../../src/lib/db.js';
 import { sqliteSql, type Sql } from '../../src/lib/sql.js';
 import { invitationStore } from '../../src/partner/invitations/store.js';
 import { openDb } from '../../src/partner/db/open.js';
@@ -23,9 +25,10 @@ const clock: Clock = { now: () => NOW };
  * A partner database (`sql` over SQLite's `db`) that remembers the SQL prepared on it, and the plan
  * of the one statement whose text matches `pattern`, step by step: of the rows a DELETE reads, and
  * of the SELECT that picks the rows a claim (UPDATE … WHERE id IN (SELECT …) RETURNING) takes.
+ * In memory: empty, or a copy of the database `bytes` serialized.
  */
-function recordingDb() {
-  const db = openDb(':memory:');
+function recordingDb(bytes?: Buffer) {
+  const db = bytes ? openSqlite(bytes, MIGRATIONS_DIR) : openDb(':memory:');
   const sources: string[] = [];
   const prepare = db.prepare.bind(db);
   db.prepare = ((source: string) => (sources.push(source), prepare(source))) as typeof db.prepare;
@@ -42,14 +45,20 @@ function recordingDb() {
   return { db, sql: sqliteSql(db), planOf };
 }
 
-/** `n` invitations, each with one report update queued, all due now; returns the report ids in order. */
-async function backlog(sql: Sql, n: number): Promise<string[]> {
+const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../src/partner/db/migrations');
+
+/**
+ * `n` invitations, each with one report update queued, all due now, after the `from` a copy of
+ * BASE holds (and their account); returns the new report ids in order.
+ */
+async function backlog(sql: Sql, n: number, from = 0): Promise<string[]> {
   const invitations = invitationStore(sql, clock);
   const reports = updateOutbox(sql, clock);
   const ids = Array.from({ length: n }, () => randomUUID());
-  await sql.run(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, $1)`, [isoAt(NOW)]);
+  if (from === 0) await sql.run(`INSERT INTO accounts (id, name, company_id, created_at) VALUES (1, 'Acme', 1, $1)`, [isoAt(NOW)]);
   await sql.transaction(async (tx) => {
-    for (const [i, reportId] of ids.entries()) {
+    for (const [j, reportId] of ids.entries()) {
+      const i = from + j;
       await invitations.create({
         reportId,
         accountId: 1,
@@ -71,10 +80,29 @@ async function backlog(sql: Sql, n: number): Promise<string[]> {
   return ids;
 }
 
+/** How many invitations every test's backlog starts with: seeded once, then copied (seeding them took 2 s a test). */
+const BASE = 20_000;
+let base: { bytes: Buffer; ids: string[] } | undefined;
+
+/**
+ * A recording database with a backlog of `n` (at least BASE): a copy of the one BASE seeded, and
+ * `n - BASE` more after it, as `backlog(sql, n)` would leave it; with the report ids in order.
+ */
+async function backlogDb(n: number) {
+  if (!base) {
+    const { db, sql } = recordingDb();
+    const ids = await backlog(sql, BASE);
+    base = { bytes: db.serialize(), ids };
+    db.close();
+  }
+  const recording = recordingDb(base.bytes);
+  const ids = [...base.ids, ...(await backlog(recording.sql, n - BASE, BASE))];
+  return { ...recording, ids };
+}
+
 describe('the report updates queue with a backlog of 20,000', () => {
   it('gives the worker the oldest update of each report, due first, and never a newer one ahead of its report\'s older one', async () => {
-    const { db, sql, planOf } = recordingDb();
-    const ids = await backlog(sql, 20_000);
+    const { db, sql, planOf, ids } = await backlogDb(20_000);
     const reports = updateOutbox(sql, clock);
     // A second update for each of the first 100 reports, made due an hour earlier than everything
     // else: it still waits behind its report's first one.
@@ -99,8 +127,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
   });
 
   it('forgets 20,000 settled updates past 30 days and keeps the history of each of 5,000 reports with a dead letter', async () => {
-    const { db, sql, planOf } = recordingDb();
-    await backlog(sql, 25_000);
+    const { db, sql, planOf } = await backlogDb(25_000);
     const old = isoAt(NOW - 31 * 86_400_000);
     // The first 20,000 were delivered a month ago; the last 5,000 gave up (dead letters), with a
     // delivered update of theirs from a month ago too.
@@ -126,8 +153,7 @@ describe('the report updates queue with a backlog of 20,000', () => {
 
 describe('the hourly prune among a month of 20,000 settled updates it keeps', () => {
   it('reads only what it forgets, not the month it keeps', async () => {
-    const { db, sql, planOf } = recordingDb();
-    await backlog(sql, 20_010);
+    const { db, planOf, sql } = await backlogDb(20_010);
     db.prepare(`UPDATE report_updates SET status = 'delivered', updated_at = ?`).run(isoAt(NOW - 86_400_000));
     db.prepare(`UPDATE report_updates SET updated_at = ? WHERE id > 20000`).run(isoAt(NOW - 31 * 86_400_000));
 
@@ -159,8 +185,7 @@ describe('the webhook inbox with 50,000 events handled', () => {
 
 describe('the dashboard\'s lists of report updates among 20,000', () => {
   it('finds the few dead letters through the status index, newest first, and one report\'s updates through its own', async () => {
-    const { db, sql, planOf } = recordingDb();
-    const ids = await backlog(sql, 20_000);
+    const { db, sql, planOf, ids } = await backlogDb(20_000);
     db.prepare(`UPDATE report_updates SET status = 'delivered'`).run();
     db.prepare(`UPDATE report_updates SET status = 'dead' WHERE id IN (10, 5000, 15000)`).run();
     const reports = updateOutbox(sql, clock);
@@ -179,8 +204,7 @@ describe('the dashboard\'s lists of report updates among 20,000', () => {
 
 describe('the invitation starter among 20,000 invitations still open', () => {
   it('takes the few to start through their own index, not through every invitation whose candidate has not finished', async () => {
-    const { db, sql, planOf } = recordingDb();
-    const ids = await backlog(sql, 20_010);
+    const { db, sql, planOf, ids } = await backlogDb(20_010);
     // Started long ago, never completed: `sent`, as the dashboard's status index holds them too.
     db.prepare(`UPDATE invitations SET started_at = $at, next_start_at = NULL WHERE id <= 20000`).run({ at: isoAt(NOW - 86_400_000) });
 
