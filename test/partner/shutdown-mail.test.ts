@@ -19,12 +19,13 @@ import { smtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 /**
  * Far more than goes out before the stop: the slow server takes some 50 a second (5 connections,
- * 100 ms each), so 200 would keep it busy for 4 s, twice the grace, where the stop comes after the
- * first 20; an exit within the grace is a stop, not a drain, and most of them are still pending
+ * 100 ms each), so 200 would keep it busy for 4 s, four times the grace, where the stop comes after
+ * the first 20; an exit within the grace is a stop, not a drain, and most of them are still pending
  * after it. More only lengthens the seeding and the drain on the next start.
  */
 const INVITATIONS = 200;
-const GRACE_SECONDS = 2;
+/** Ten times a send to the slow server; the stuck server's test waits all of it. */
+const GRACE_SECONDS = 1;
 /** The mail sender's batch: what a stop may at worst send twice. */
 const ONE_BATCH = 20;
 
