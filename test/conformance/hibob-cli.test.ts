@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
 import { HIBOB_CHECKS } from '../../src/conformance/platforms/hibob/checks.js';
 import type { HibobArgs } from '../../src/conformance/platforms/hibob/cli.js';
@@ -93,20 +93,16 @@ describe('its arguments', () => {
   });
 });
 
-describe('a run', () => {
-  type Fake = Awaited<ReturnType<typeof startHibobPartner>>;
-  let fake: Fake | undefined;
-  afterEach(async () => {
-    await fake?.close();
-    fake = undefined;
-  });
+// The two runs at once, each against a fake of its own: most of a run is waiting (for token.after_expiry's
+// tokens to expire, for calls that never come), which the other fills.
+describe.concurrent('a run', () => {
 
   /** The `NAME=value …` line the run prints, read back. */
   const settingsIn = (printed: string) => Object.fromEntries(/^HIBOB_API_URL=.*$/m.exec(printed)![0].split(' ').map((pair) => pair.split('=') as [string, string]));
 
-  it("prints Bob's URLs, the made-up client id and secrets and the companies, waits for Enter while the partner is set up, then a line per check; exit 0", async () => {
-    fake = await startHibobPartner();
-    const partner = fake;
+  it("prints Bob's URLs, the made-up client id and secrets and the companies, waits for Enter while the partner is set up, then a line per check; exit 0", async ({ expect, onTestFinished }) => {
+    const partner = await startHibobPartner();
+    onTestFinished(() => partner.close());
     const { code, stdout, stderr } = await cli(['--platform', 'hibob', partner.baseUrl, '--company', '620400', '--results-secret', FAKE_RESULTS_SECRET, '--wait'], {
       // The person running it starts the partner with what it printed, then presses Enter.
       waitForEnter: async (printed) => {
@@ -130,9 +126,9 @@ describe('a run', () => {
     expect(stdout).not.toContain(FAKE_RESULTS_SECRET);
   });
 
-  it('secrets given are used and never printed; a partner not set up with them refuses every signed delivery and install; exit 1', async () => {
-    fake = await startHibobPartner();
-    const partner = fake;
+  it('secrets given are used and never printed; a partner not set up with them refuses every signed delivery and install; exit 1', async ({ expect, onTestFinished }) => {
+    const partner = await startHibobPartner();
+    onTestFinished(() => partner.close());
     const given = { clientSecret: 'acme-client-secret-given-0123', webhookSecret: 'acme-webhook-secret-given-4567' };
     const { code, stdout } = await cli(['--platform', 'hibob', partner.baseUrl, '--client-id', 'acme-app', '--results-secret', FAKE_RESULTS_SECRET, '--call-timeout', '1', '--wait'], {
       env: { CONFORMANCE_HIBOB_CLIENT_SECRET: given.clientSecret, CONFORMANCE_HIBOB_WEBHOOK_SECRET: given.webhookSecret },
