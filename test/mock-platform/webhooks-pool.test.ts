@@ -17,7 +17,7 @@ import {
  * answers must not hold up other endpoints' deliveries, whichever company they belong to.
  */
 
-const TIMEOUT_MS = 1_500;
+const TIMEOUT_MS = 1_000;
 
 let platform: WebhookPlatform | undefined;
 const endpoints: WebhookEndpoint[] = [];
