@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { ASHBY_CHECKS } from '../../src/conformance/platforms/ashby/checks.js';
 import { runAshbyConformance } from '../../src/conformance/platforms/ashby/run.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -28,11 +28,13 @@ import { kitProcess, startPartnerProcess } from '../support/net.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LINK_SECRET = 'kit-ashby-conformance-link-secret-0123456789';
 
-// The two run at once, each with its partner and checker: most of either is waiting for a process
-// to start or answer, which the other fills.
-it.concurrent("passes every Ashby check, the progress and the result posted through the kit's results endpoint", async ({ expect, onTestFinished }) => {
-  let partner: KitPartner | undefined;
-  onTestFinished(() => partner?.close());
+let partner: KitPartner | undefined;
+afterEach(async () => {
+  await partner?.close();
+  partner = undefined;
+});
+
+it("passes every Ashby check, the progress and the result posted through the kit's results endpoint", async () => {
   const secret = 'kit-ashby-conformance-secret-0123456789';
   const run = await runAshbyConformance({
     results: { secret },
@@ -72,7 +74,7 @@ const freePort = () =>
     });
   });
 
-it.concurrent('passes as a user runs it: `npm run conformance -- --platform ashby … --wait` against the partner started as `npm start` runs its build', async ({ expect }) => {
+it('passes as a user runs it: `npm run conformance -- --platform ashby … --wait` against the partner started as `npm start` runs its build', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-ashby-process-'));
   const secret = 'kit-ashby-process-secret-0123456789abcdef';
   const receiverPort = await freePort();
@@ -129,21 +131,18 @@ it.concurrent('passes as a user runs it: `npm run conformance -- --platform ashb
     const keyB = /of the customer of --other-key to (conformance-ashby-[0-9a-f]+) \(a kit partner: npm run accounts -- credential set <account-id> ashby <key>\)/.exec(printed)?.[1];
     expect(keyA, printed).toBeDefined();
     expect(keyB, printed).toBeDefined();
-    // Set as the heading says, with the command it names (the key on standard input, as its usage
-    // advises): the two at once, as two terminals would.
-    await Promise.all(
-      ([[accounts[0]!, keyA!], [accounts[1]!, keyB!]] as const).map(async ([account, key]) => {
-        const set = spawn(process.execPath, kitProcess('scripts/accounts.ts', ['credential', 'set', String(account.id), 'ashby']), {
-          cwd: ROOT,
-          env: { PATH: process.env.PATH ?? '', ...env },
-        });
-        let said = '';
-        set.stdout.on('data', (d) => (said += d));
-        set.stderr.on('data', (d) => (said += d));
-        set.stdin.end(`${key}\n`);
-        expect(await new Promise((resolve) => set.once('exit', resolve)), said).toBe(0);
-      }),
-    );
+    // Set as the heading says, with the command it names (the key on standard input, as its usage advises).
+    for (const [account, key] of [[accounts[0]!, keyA!], [accounts[1]!, keyB!]] as const) {
+      const set = spawn(process.execPath, kitProcess('scripts/accounts.ts', ['credential', 'set', String(account.id), 'ashby']), {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
+      let said = '';
+      set.stdout.on('data', (d) => (said += d));
+      set.stderr.on('data', (d) => (said += d));
+      set.stdin.end(`${key}\n`);
+      expect(await new Promise((resolve) => set.once('exit', resolve)), said).toBe(0);
+    }
     checker.stdin.write('\n');
 
     const code = await exited;
