@@ -19,3 +19,14 @@ export function freshClone(to: string): void {
   }
   symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(to, 'node_modules'), 'dir');
 }
+
+/** git's environment in a fork: a vendor's name on its commits, nothing of the machine's or the user's configuration. */
+export const vendorGitEnv = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Vendor',
+  GIT_AUTHOR_EMAIL: 'dev@vendor.example',
+  GIT_COMMITTER_NAME: 'Vendor',
+  GIT_COMMITTER_EMAIL: 'dev@vendor.example',
+});

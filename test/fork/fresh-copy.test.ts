@@ -11,7 +11,7 @@ import { signVendorResult, VENDOR_SIGNATURE_HEADER } from '../../src/contract/ve
 import { startMockPlatform } from '../../src/mock-platform/server.js';
 import { eventually } from '../support/eventually.js';
 import { layOutImage } from '../repo/dockerfile.js';
-import { freshClone, ROOT } from './fresh-clone.js';
+import { freshClone, ROOT, vendorGitEnv } from './fresh-clone.js';
 
 /**
  * The fork as a vendor makes one: a copy of the repository, as cloned (one commit), in which only
@@ -170,15 +170,7 @@ let fork: string;
 /** git in the fork, with no configuration of the machine's or the user's. */
 const git = (...args: string[]) =>
   new Promise<string>((resolve, reject) => {
-    const env = {
-      PATH: process.env.PATH ?? '',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_AUTHOR_NAME: 'Vendor',
-      GIT_AUTHOR_EMAIL: 'dev@vendor.example',
-      GIT_COMMITTER_NAME: 'Vendor',
-      GIT_COMMITTER_EMAIL: 'dev@vendor.example',
-    };
+    const env = vendorGitEnv();
     execFile('git', args, { cwd: fork, env }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)));
   });
 

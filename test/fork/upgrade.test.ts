@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshClone } from './fresh-clone.js';
+import { freshClone, vendorGitEnv } from './fresh-clone.js';
 
 /**
  * Upgrading a fork (docs/upgrading.md), as a vendor does it: a repository with the kit's older
@@ -21,15 +21,7 @@ const git = (...args: string[]) =>
       args,
       {
         cwd: repo,
-        env: {
-          PATH: process.env.PATH ?? '',
-          GIT_CONFIG_NOSYSTEM: '1',
-          GIT_CONFIG_GLOBAL: '/dev/null',
-          GIT_AUTHOR_NAME: 'Vendor',
-          GIT_AUTHOR_EMAIL: 'dev@vendor.example',
-          GIT_COMMITTER_NAME: 'Vendor',
-          GIT_COMMITTER_EMAIL: 'dev@vendor.example',
-        },
+        env: vendorGitEnv(),
       },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
     );
