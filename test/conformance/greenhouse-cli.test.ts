@@ -1,22 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
+import { parseConformanceArgs } from '../../src/conformance/cli.js';
 import type { GreenhouseArgs } from '../../src/conformance/platforms/greenhouse/cli.js';
 import { GREENHOUSE_CHECKS } from '../../src/conformance/platforms/greenhouse/checks.js';
 import { FAKE_RESULTS_SECRET, startGreenhousePartner } from '../support/greenhouse-partner.js';
+import { runConformanceCli } from '../support/conformance-cli.js';
 
 /**
  * `npm run conformance -- --platform greenhouse …`: its arguments, what it prints and its exit
  * codes, through `conformanceCli`, what the script runs.
  */
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await conformanceCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env, defaultPublicUrl: 'http://127.0.0.1:3000' });
-  return { code, stdout, stderr };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runConformanceCli(args, { env });
 const lines = (text: string) => text.trimEnd().split('\n');
 
 describe('its arguments', () => {

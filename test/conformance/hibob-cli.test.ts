@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { conformanceCli, parseConformanceArgs } from '../../src/conformance/cli.js';
+import { parseConformanceArgs } from '../../src/conformance/cli.js';
 import { HIBOB_CHECKS } from '../../src/conformance/platforms/hibob/checks.js';
 import type { HibobArgs } from '../../src/conformance/platforms/hibob/cli.js';
 import { FAKE_RESULTS_SECRET, startHibobPartner } from '../support/hibob-partner.js';
+import { runConformanceCli } from '../support/conformance-cli.js';
 
 /**
  * `npm run conformance -- --platform hibob …`: its arguments, what the partner is told to be set up
@@ -11,18 +12,7 @@ import { FAKE_RESULTS_SECRET, startHibobPartner } from '../support/hibob-partner
  * `conformanceCli`, what the script runs.
  */
 
-async function cli(args: string[], options: { env?: Record<string, string>; waitForEnter?: (stdout: () => string) => Promise<void> } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await conformanceCli(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: options.env ?? {},
-    defaultPublicUrl: 'http://127.0.0.1:3000',
-    ...(options.waitForEnter && { waitForEnter: () => options.waitForEnter!(() => stdout) }),
-  });
-  return { code, stdout, stderr };
-}
+const cli = runConformanceCli;
 
 describe('its arguments', () => {
   const parse = (argv: string[], env: Record<string, string> = {}) => {
